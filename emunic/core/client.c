@@ -1,0 +1,281 @@
+/* Rank side: attach to the job, own the heap and region table, take
+ * completions off the queue, and wait without burning the host. */
+#include "client.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct emu_client emu_cl = {
+    .mu = PTHREAD_MUTEX_INITIALIZER,
+    .cq_mu = PTHREAD_MUTEX_INITIALIZER,
+    .heap_fd = -1,
+};
+
+#define CL emu_cl
+
+static int env_u32(const char *name, uint32_t *out)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return -1;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    if (*end || x > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)x;
+    return 0;
+}
+
+/* The heap is a shm object so the NIC can map it and copy with memcpy. It
+ * lives as long as the process: a NIC may hold a mapping of it. */
+static int heap_open(void)
+{
+    if (CL.heap_base)
+        return 0;
+    char path[EMU_PATH_MAX], what[32];
+    snprintf(what, sizeof what, "heap.%u", CL.rank);
+    if (emu_shm_path(path, sizeof path, CL.job.hdr->jobid, what) != 0)
+        return -ENAMETOOLONG;
+    uint64_t size = CL.job.hdr->heap_size;
+    void *p = emu_shm_create(path, size, false, &CL.heap_fd);
+    if (!p)
+        return -errno;
+    if (emu_heap_init(&CL.heap, size) != 0) {
+        munmap(p, size);
+        return -ENOMEM;
+    }
+    CL.heap_base = p;
+    return 0;
+}
+
+static void heap_publish(void)
+{
+    struct emu_region *r0 = &CL.me->regions[0];
+    r0->base = (uint64_t)(uintptr_t)CL.heap_base;
+    r0->len = CL.job.hdr->heap_size;
+    r0->perm = EMU_PERM_ALL;
+    atomic_store_explicit(&r0->gen, EMU_KEY_HEAP >> EMU_REGION_IDX_BITS, memory_order_release);
+    atomic_store_explicit(&CL.me->heap_base, (uint64_t)(uintptr_t)CL.heap_base, memory_order_release);
+}
+
+int emunic_init(void)
+{
+    pthread_mutex_lock(&CL.mu);
+    if (CL.refs > 0) {
+        CL.refs++;
+        pthread_mutex_unlock(&CL.mu);
+        return 0;
+    }
+    int rc = 0;
+    const char *jobid = getenv("EMUNIC_JOBID");
+    uint32_t rank;
+    if (!jobid || env_u32("EMUNIC_RANK", &rank) != 0) {
+        rc = -ENOENT;
+        goto out;
+    }
+    rc = emu_job_attach(&CL.job, jobid);
+    if (rc)
+        goto out;
+    struct emu_job_hdr *h = CL.job.hdr;
+    if (rank >= h->nranks) {
+        emu_job_detach(&CL.job);
+        rc = -EINVAL;
+        goto out;
+    }
+    CL.rank = rank;
+    CL.size = h->nranks;
+    CL.nnodes = h->nnodes;
+    CL.lsize = h->ranks_per_node;
+    CL.node = rank / h->ranks_per_node;
+    CL.local = rank % h->ranks_per_node;
+    CL.me = &CL.job.ranks[rank];
+    CL.mynode = &CL.job.nodes[CL.node];
+    if (emu_ring_attach(&CL.cmd, emu_job_cmd_ring(&CL.job, rank), h->cmd_slots) ||
+        emu_ring_attach(&CL.cq, emu_job_cq_ring(&CL.job, rank), h->cq_slots)) {
+        emu_job_detach(&CL.job);
+        rc = -EPROTO;
+        goto out;
+    }
+    /* Our NIC reads and writes our private memory with process_vm_*;
+     * under Yama that needs our consent (EINVAL: no Yama, nothing to do). */
+    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    atomic_store(&CL.me->pid, (int32_t)getpid());
+    rc = heap_open();
+    if (rc) {
+        emu_job_detach(&CL.job);
+        goto out;
+    }
+    heap_publish();
+    CL.poll_ns = emu_poll_budget_ns(h->nranks + h->nnodes);
+    atomic_store(&CL.me->state, EMU_RANK_UP);
+    CL.refs = 1;
+out:
+    pthread_mutex_unlock(&CL.mu);
+    return rc;
+}
+
+int emunic_finalize(void)
+{
+    pthread_mutex_lock(&CL.mu);
+    if (CL.refs == 0) {
+        pthread_mutex_unlock(&CL.mu);
+        return -EINVAL;
+    }
+    if (--CL.refs == 0) {
+        atomic_store(&CL.me->state, EMU_RANK_DONE);
+        emu_job_detach(&CL.job);
+        CL.me = NULL;
+        CL.mynode = NULL;
+        free(CL.stash);
+        CL.stash = NULL;
+        CL.stash_n = CL.stash_cap = 0;
+    }
+    pthread_mutex_unlock(&CL.mu);
+    return 0;
+}
+
+int emunic_initialized(void) { return CL.refs > 0; }
+uint32_t emunic_rank(void) { return CL.rank; }
+uint32_t emunic_size(void) { return CL.size; }
+uint32_t emunic_node(void) { return CL.node; }
+uint32_t emunic_nnodes(void) { return CL.nnodes; }
+uint32_t emunic_local_rank(void) { return CL.local; }
+uint32_t emunic_local_size(void) { return CL.lsize; }
+const char *emunic_nic_name(void) { return CL.refs ? CL.job.hdr->nic : ""; }
+const char *emunic_jobid(void) { return CL.refs ? CL.job.hdr->jobid : ""; }
+uint64_t emunic_wakeups(void) { return CL.me ? atomic_load(&CL.me->cq_waiter.wakeups) : 0; }
+
+int emu_client_dead(void)
+{
+    if (!CL.refs || atomic_load(&CL.job.hdr->abort))
+        return 1;
+    int32_t pid = atomic_load(&CL.mynode->daemon_pid);
+    return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+/* ---- heap ---- */
+
+void *emunic_malloc(size_t size)
+{
+    if (!CL.refs) {
+        errno = EINVAL;
+        return NULL;
+    }
+    pthread_mutex_lock(&CL.mu);
+    int64_t off = emu_heap_alloc(&CL.heap, size, 64);
+    int err = 0;
+    if (off < 0) {
+        err = ENOMEM;
+    } else if (size && (err = posix_fallocate(CL.heap_fd, off, (off_t)size)) != 0) {
+        /* reserve the pages now: a full tmpfs must be an error, not SIGBUS */
+        emu_heap_free(&CL.heap, (uint64_t)off);
+        if (err == ENOSPC)
+            fprintf(stderr, "emunic: rank %u: no space left in %s for a %zu-byte heap block\n",
+                    CL.rank, emu_shm_dir(), size);
+    }
+    pthread_mutex_unlock(&CL.mu);
+    if (err) {
+        errno = err;
+        return NULL;
+    }
+    return CL.heap_base + off;
+}
+
+void emunic_free(void *p)
+{
+    if (!p || !CL.heap_base)
+        return;
+    pthread_mutex_lock(&CL.mu);
+    char *c = p;
+    if (c >= CL.heap_base && c < CL.heap_base + CL.heap.size) {
+        uint64_t off = (uint64_t)(c - CL.heap_base);
+        int64_t len = emu_heap_free(&CL.heap, off);
+        if (len > 0) /* give the pages back to tmpfs */
+            fallocate(CL.heap_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, len);
+        else
+            fprintf(stderr, "emunic: rank %u: emunic_free(%p): not a live heap block\n", CL.rank, p);
+    } else {
+        fprintf(stderr, "emunic: rank %u: emunic_free(%p): not in the emunic heap\n", CL.rank, p);
+    }
+    pthread_mutex_unlock(&CL.mu);
+}
+
+uint64_t emunic_heap_addr(uint32_t rank)
+{
+    if (!CL.refs || rank >= CL.size)
+        return 0;
+    return atomic_load_explicit(&CL.job.ranks[rank].heap_base, memory_order_acquire);
+}
+
+int emunic_in_heap(const void *p, size_t len)
+{
+    const char *c = p;
+    return CL.heap_base && c >= CL.heap_base &&
+           (uint64_t)(c - CL.heap_base) <= CL.heap.size &&
+           len <= CL.heap.size - (uint64_t)(c - CL.heap_base);
+}
+
+/* ---- regions ---- */
+
+int64_t emunic_expose(const void *base, size_t len, unsigned perm)
+{
+    if (!CL.refs)
+        return -EINVAL;
+    if (!perm || (perm & ~EMU_PERM_ALL))
+        return -EINVAL;
+    pthread_mutex_lock(&CL.mu);
+    /* slot 0 is the heap and always live, so the search never takes it */
+    uint32_t key = emu_region_publish(CL.me->regions, 1, (uint64_t)(uintptr_t)base, len, perm);
+    pthread_mutex_unlock(&CL.mu);
+    return key ? (int64_t)key : -ENOSPC;
+}
+
+int emunic_unexpose(uint32_t key)
+{
+    uint32_t idx = key & ((1u << EMU_REGION_IDX_BITS) - 1);
+    if (!CL.refs || idx == 0 || idx >= EMU_MAX_REGIONS)
+        return -EINVAL;
+    pthread_mutex_lock(&CL.mu);
+    int rc = emu_region_retract(CL.me->regions, key);
+    pthread_mutex_unlock(&CL.mu);
+    return rc ? -ENOENT : 0;
+}
+
+/* ---- barrier ---- */
+
+int emunic_barrier(void)
+{
+    if (!CL.refs)
+        return -EINVAL;
+    struct emu_job_hdr *h = CL.job.hdr;
+    uint32_t gen = atomic_load(&h->bar_gen);
+    if (atomic_fetch_add(&h->bar_count, 1) + 1 == h->nranks) {
+        atomic_store(&h->bar_count, 0);
+        atomic_fetch_add(&h->bar_gen, 1);
+        syscall(SYS_futex, (uint32_t *)&h->bar_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+        return 0;
+    }
+    int64_t start = emu_now_ns();
+    while (atomic_load(&h->bar_gen) == gen) {
+        if (emu_now_ns() - start < CL.poll_ns) {
+            sched_yield();
+            continue;
+        }
+        struct timespec ts = {0, 100000000};
+        syscall(SYS_futex, (uint32_t *)&h->bar_gen, FUTEX_WAIT, gen, &ts, NULL, 0);
+        if (atomic_load(&h->abort))
+            return -EPIPE;
+    }
+    return 0;
+}

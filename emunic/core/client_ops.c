@@ -1,0 +1,358 @@
+/* Rank side: turn API calls into NIC commands and completions back into
+ * results. Small payloads are copied into the command (and are locally
+ * complete at once); large ones are read by the NIC from where they are. */
+#include "client.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CL emu_cl
+
+static void msg_init(struct emu_msg *m, uint8_t op, uint32_t dst)
+{
+    memset(m, 0, EMU_MSG_HDR_SIZE);
+    m->op = op;
+    m->dst = dst;
+    m->src = CL.rank;
+}
+
+int emu_client_post(struct emu_msg *m)
+{
+    int spins = 0;
+    while (emu_ring_push(&CL.cmd, m) != 0) {
+        /* queue full: make sure the NIC is awake and let it run */
+        emu_waiter_notify(&CL.mynode->doorbell);
+        sched_yield();
+        if (++spins % 1024 == 0 && emu_client_dead())
+            return -EPIPE;
+    }
+    emu_waiter_notify(&CL.mynode->doorbell);
+    return 0;
+}
+
+static void stash_push_locked(const struct emu_msg *cqe)
+{
+    if (CL.stash_n == CL.stash_cap) {
+        size_t cap = CL.stash_cap ? 2 * CL.stash_cap : 64;
+        struct emu_msg *n = realloc(CL.stash, cap * sizeof *n);
+        if (!n)
+            abort(); /* losing a completion would hang the caller */
+        CL.stash = n;
+        CL.stash_cap = cap;
+    }
+    CL.stash[CL.stash_n++] = *cqe;
+}
+
+static void stash_take_locked(size_t i, struct emu_msg *out)
+{
+    *out = CL.stash[i];
+    memmove(&CL.stash[i], &CL.stash[i + 1], (CL.stash_n - i - 1) * sizeof *CL.stash);
+    CL.stash_n--;
+}
+
+void emu_client_stash(const struct emu_msg *cqe)
+{
+    pthread_mutex_lock(&CL.cq_mu);
+    stash_push_locked(cqe);
+    pthread_mutex_unlock(&CL.cq_mu);
+}
+
+static int check_dst(uint32_t dst)
+{
+    return CL.refs && dst < CL.size ? 0 : -EINVAL;
+}
+
+static void local_done_now(struct emu_msg *m)
+{
+    /* inline payload: the source buffer is free as soon as we return */
+    if (m->flags & EMU_F_LOCAL_CQ) {
+        struct emu_msg c;
+        memset(&c, 0, EMU_MSG_HDR_SIZE);
+        c.op = EMU_CQ_DONE;
+        c.flags = EMU_DONE_LOCAL;
+        c.src = CL.rank;
+        c.dst = m->dst;
+        c.cookie = m->cookie;
+        m->flags &= (uint8_t)~EMU_F_LOCAL_CQ;
+        emu_client_stash(&c);
+    }
+}
+
+#define USER_FLAGS (EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ | EMU_F_TARGET_NOTIFY | EMU_F_UNORDERED)
+
+int emunic_write(uint32_t dst, uint32_t key, uint64_t raddr, const void *src,
+                 size_t len, unsigned flags, uint64_t cookie, uint64_t imm)
+{
+    if (check_dst(dst) || (flags & ~USER_FLAGS) || (!src && len))
+        return -EINVAL;
+    struct emu_msg m;
+    msg_init(&m, EMU_OP_WRITE, dst);
+    m.flags = (uint8_t)flags;
+    m.key = key;
+    m.raddr = raddr;
+    m.len = len;
+    m.cookie = cookie;
+    m.imm = imm;
+    if (len <= EMU_INLINE_MAX) {
+        m.flags |= EMU_F_INLINE;
+        m.dlen = (uint16_t)len;
+        if (len)
+            memcpy(m.data, src, len);
+        local_done_now(&m);
+    } else {
+        m.laddr = (uint64_t)(uintptr_t)src;
+    }
+    return emu_client_post(&m);
+}
+
+int emunic_read(uint32_t dst, uint32_t key, uint64_t raddr, void *buf,
+                size_t len, unsigned flags, uint64_t cookie)
+{
+    if (check_dst(dst) || (flags & ~USER_FLAGS) || (!buf && len))
+        return -EINVAL;
+    struct emu_msg m;
+    msg_init(&m, EMU_OP_READ, dst);
+    m.flags = (uint8_t)flags;
+    m.key = key;
+    m.raddr = raddr;
+    m.laddr = (uint64_t)(uintptr_t)buf;
+    m.len = len;
+    m.cookie = cookie;
+    return emu_client_post(&m);
+}
+
+int emunic_atomic(uint32_t dst, uint32_t key, uint64_t raddr, unsigned aop,
+                  unsigned dtype, const void *operand, size_t len,
+                  const void *operand2, void *fetch, unsigned flags,
+                  uint64_t cookie)
+{
+    if (check_dst(dst) || (flags & ~USER_FLAGS) || !operand)
+        return -EINVAL;
+    struct emu_msg m;
+    msg_init(&m, fetch ? EMU_OP_FETCH_ATOMIC : EMU_OP_ATOMIC, dst);
+    m.flags = (uint8_t)flags;
+    m.key = key;
+    m.raddr = raddr;
+    m.aop = (uint8_t)aop;
+    m.dtype = (uint8_t)dtype;
+    m.len = len;
+    m.cookie = cookie;
+    m.aux = (uint64_t)(uintptr_t)fetch;
+    size_t es = emu_dtype_size(dtype);
+    if (!emu_aop_valid(aop, dtype) || !len || len % es)
+        return -EINVAL;
+    if (emu_aop_is_swap(aop)) {
+        if (len != es || (aop != EMU_AOP_SWAP && !operand2))
+            return -EINVAL;
+        if (operand2)
+            memcpy(m.operand, operand2, es);
+    }
+    if (len <= EMU_INLINE_MAX) {
+        m.flags |= EMU_F_INLINE;
+        m.dlen = (uint16_t)len;
+        memcpy(m.data, operand, len);
+        local_done_now(&m);
+    } else {
+        m.laddr = (uint64_t)(uintptr_t)operand;
+    }
+    return emu_client_post(&m);
+}
+
+int emunic_am_send(uint32_t dst, uint64_t handler, const void *hdr,
+                   size_t hlen, const void *payload, size_t len,
+                   unsigned flags, uint64_t cookie)
+{
+    if (check_dst(dst) || (flags & ~USER_FLAGS) || hlen > EMU_INLINE_MAX ||
+        (!hdr && hlen) || (!payload && len))
+        return -EINVAL;
+    struct emu_msg m;
+    msg_init(&m, EMU_OP_AM, dst);
+    m.flags = (uint8_t)flags;
+    m.imm = handler;
+    m.hlen = (uint32_t)hlen;
+    m.len = len;
+    m.cookie = cookie;
+    if (hlen)
+        memcpy(m.data, hdr, hlen);
+    if (hlen + len <= EMU_INLINE_MAX) {
+        m.flags |= EMU_F_INLINE;
+        if (len)
+            memcpy(m.data + hlen, payload, len);
+        m.dlen = (uint16_t)(hlen + len);
+        local_done_now(&m);
+    } else {
+        m.dlen = (uint16_t)hlen;
+        m.laddr = (uint64_t)(uintptr_t)payload;
+    }
+    return emu_client_post(&m);
+}
+
+int emunic_am_accept(const struct emu_msg *am, void *buf, size_t cap,
+                     uint64_t cookie)
+{
+    if (!CL.refs || !am || am->op != EMU_CQ_AM || (!buf && cap))
+        return -EINVAL;
+    if (am->dlen == am->hlen + am->len)
+        return -EINVAL; /* payload came inline: nothing to accept */
+    struct emu_msg m;
+    msg_init(&m, EMU_OP_AM_ACCEPT, CL.rank);
+    m.aux = am->aux;
+    m.laddr = (uint64_t)(uintptr_t)buf;
+    m.len = cap;
+    m.cookie = cookie;
+    m.flags = EMU_F_REMOTE_CQ;
+    return emu_client_post(&m);
+}
+
+int emunic_am_register(uint64_t handler, emunic_am_fn fn, void *arg)
+{
+    if (handler >= EMU_AM_HANDLERS)
+        return -EINVAL;
+    pthread_mutex_lock(&CL.cq_mu);
+    CL.am[handler].fn = fn;
+    CL.am[handler].arg = arg;
+    pthread_mutex_unlock(&CL.cq_mu);
+    return 0;
+}
+
+int emunic_post_module(struct emu_msg *m)
+{
+    if (!CL.refs || m->op != EMU_OP_MODULE || !m->module || m->dst >= CL.size ||
+        m->dlen > EMU_INLINE_MAX)
+        return -EINVAL;
+    m->src = CL.rank;
+    return emu_client_post(m);
+}
+
+int emunic_post_raw(const struct emu_msg *m)
+{
+    if (!CL.refs)
+        return -EINVAL;
+    struct emu_msg copy = *m;
+    return emu_client_post(&copy);
+}
+
+/* ---- completions ---- */
+
+/* Bumped whenever a handler consumes an entry, so a waiter can return to
+ * its caller (whose condition the handler may have changed). */
+static _Atomic uint64_t handled;
+
+/* Pop one entry from the queue, running AM handlers; cq_mu held on entry
+ * and exit (released around a handler so it may post and poll). Returns 1
+ * with *out filled, 0 if the entry was consumed by a handler, -1 if empty. */
+static int pop_one_locked(struct emu_msg *out)
+{
+    if (emu_ring_pop(&CL.cq, out) != 0)
+        return -1;
+    if (out->op == EMU_CQ_AM && out->imm < EMU_AM_HANDLERS && CL.am[out->imm].fn) {
+        emunic_am_fn fn = CL.am[out->imm].fn;
+        void *arg = CL.am[out->imm].arg;
+        pthread_mutex_unlock(&CL.cq_mu);
+        fn(out, arg);
+        atomic_fetch_add_explicit(&handled, 1, memory_order_relaxed);
+        pthread_mutex_lock(&CL.cq_mu);
+        return 0;
+    }
+    return 1;
+}
+
+int emunic_poll(struct emu_msg *out, int max)
+{
+    if (!CL.refs)
+        return -EINVAL;
+    int n = 0;
+    pthread_mutex_lock(&CL.cq_mu);
+    while (n < max && CL.stash_n)
+        stash_take_locked(0, &out[n++]);
+    while (n < max) {
+        int r = pop_one_locked(&out[n]);
+        if (r < 0)
+            break;
+        n += r;
+    }
+    pthread_mutex_unlock(&CL.cq_mu);
+    return n;
+}
+
+static bool ring_has_work(void *arg)
+{
+    (void)arg;
+    return emu_ring_ready(&CL.cq);
+}
+
+static bool cq_has_work(void *arg)
+{
+    return CL.stash_n > 0 || ring_has_work(arg);
+}
+
+/* One step of "poll briefly, then sleep". Returns -EPIPE if the job is
+ * going away, -ETIMEDOUT past the deadline, 0 to poll again. */
+static int idle_step(bool (*has_work)(void *), int64_t *idle_since, int64_t deadline)
+{
+    int64_t now = emu_now_ns();
+    if (deadline >= 0 && now >= deadline)
+        return -ETIMEDOUT;
+    if (now - *idle_since < CL.poll_ns) {
+        sched_yield();
+        return 0;
+    }
+    int64_t slice = 100000000; /* re-check liveness every 100 ms */
+    if (deadline >= 0 && deadline - now < slice)
+        slice = deadline - now;
+    emu_waiter_block(&CL.me->cq_waiter, has_work, NULL, slice);
+    *idle_since = emu_now_ns();
+    return emu_client_dead() ? -EPIPE : 0;
+}
+
+int emunic_wait(struct emu_msg *out, int max, int64_t timeout_ns)
+{
+    int64_t start = emu_now_ns(), idle = start;
+    int64_t deadline = timeout_ns < 0 ? -1 : start + timeout_ns;
+    /* a stashed entry is returned by the poll below, never slept on */
+    for (;;) {
+        uint64_t h0 = atomic_load_explicit(&handled, memory_order_relaxed);
+        int n = emunic_poll(out, max);
+        if (n != 0 || atomic_load_explicit(&handled, memory_order_relaxed) != h0)
+            return n;
+        int r = idle_step(cq_has_work, &idle, deadline);
+        if (r == -ETIMEDOUT)
+            return 0;
+        if (r)
+            return r;
+    }
+}
+
+int emunic_wait_cookie(uint64_t cookie, struct emu_msg *out)
+{
+    if (!CL.refs)
+        return -EINVAL;
+    int64_t idle = emu_now_ns();
+    for (;;) {
+        pthread_mutex_lock(&CL.cq_mu);
+        for (size_t i = 0; i < CL.stash_n; i++) {
+            if (CL.stash[i].op == EMU_CQ_DONE && CL.stash[i].cookie == cookie) {
+                stash_take_locked(i, out);
+                pthread_mutex_unlock(&CL.cq_mu);
+                return out->status;
+            }
+        }
+        int r;
+        while ((r = pop_one_locked(out)) >= 0) {
+            if (r == 0)
+                continue;
+            if (out->op == EMU_CQ_DONE && out->cookie == cookie) {
+                pthread_mutex_unlock(&CL.cq_mu);
+                return out->status;
+            }
+            stash_push_locked(out);
+        }
+        pthread_mutex_unlock(&CL.cq_mu);
+        /* stashed entries are not ours: sleep on the queue only */
+        r = idle_step(ring_has_work, &idle, -1);
+        if (r)
+            return r;
+    }
+}

@@ -1,0 +1,193 @@
+/* Layout of the job segment. The layout is a pure function of the header's
+ * parameters, so an attacher recomputes it and rejects any header whose
+ * stored offsets or size disagree, before following a single offset. */
+#include "emunic/job.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+static uint64_t page_up(uint64_t x) { return (x + 4095) & ~(uint64_t)4095; }
+static uint64_t line_up(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
+
+struct layout {
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire, total;
+    uint64_t cmd_bytes, cq_bytes, wire_bytes;
+};
+
+static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
+                    uint32_t wire, struct layout *l)
+{
+    uint64_t nranks = (uint64_t)nnodes * rpn;
+    l->cmd_bytes = line_up(emu_ring_bytes(cmd));
+    l->cq_bytes = line_up(emu_ring_bytes(cq));
+    l->wire_bytes = line_up(emu_ring_bytes(wire));
+    l->off_ranks = page_up(sizeof(struct emu_job_hdr));
+    l->off_nodes = page_up(l->off_ranks + nranks * sizeof(struct emu_rank_info));
+    l->off_cmd = page_up(l->off_nodes + nnodes * sizeof(struct emu_node_info));
+    l->off_cq = page_up(l->off_cmd + nranks * l->cmd_bytes);
+    l->off_wire = page_up(l->off_cq + nranks * l->cq_bytes);
+    l->total = page_up(l->off_wire + nnodes * l->wire_bytes);
+}
+
+void emu_job_params_default(struct emu_job_params *p)
+{
+    memset(p, 0, sizeof *p);
+    p->nnodes = 1;
+    p->ranks_per_node = 1;
+    p->heap_size = EMU_DEFAULT_HEAP;
+    p->cmd_slots = 256;
+    p->cq_slots = 512;
+    p->wire_slots = 2048;
+    snprintf(p->nic, sizeof p->nic, "core");
+}
+
+size_t emu_job_size(const struct emu_job_params *p)
+{
+    struct layout l;
+    compute(p->nnodes, p->ranks_per_node, p->cmd_slots, p->cq_slots, p->wire_slots, &l);
+    return l.total;
+}
+
+static void bind_tables(struct emu_job *j)
+{
+    char *b = (char *)j->hdr;
+    j->ranks = (struct emu_rank_info *)(b + j->hdr->off_ranks);
+    j->nodes = (struct emu_node_info *)(b + j->hdr->off_nodes);
+}
+
+int emu_job_create(struct emu_job *j, const char *jobid,
+                   const struct emu_job_params *p, const int *efds)
+{
+    struct layout l;
+    char path[EMU_PATH_MAX];
+    if (!p->nnodes || !p->ranks_per_node || strlen(jobid) >= EMU_JOBID_MAX ||
+        emu_shm_path(path, sizeof path, jobid, "job") != 0)
+        return -EINVAL;
+    compute(p->nnodes, p->ranks_per_node, p->cmd_slots, p->cq_slots, p->wire_slots, &l);
+    int fd;
+    struct emu_job_hdr *h = emu_shm_create(path, l.total, true, &fd);
+    if (!h)
+        return -errno;
+    j->hdr = h;
+    j->size = l.total;
+    j->fd = fd;
+    h->version = EMU_JOB_VERSION;
+    h->nnodes = p->nnodes;
+    h->ranks_per_node = p->ranks_per_node;
+    h->nranks = p->nnodes * p->ranks_per_node;
+    h->cmd_slots = p->cmd_slots;
+    h->cq_slots = p->cq_slots;
+    h->wire_slots = p->wire_slots;
+    h->launcher_pid = (int32_t)getpid();
+    h->heap_size = p->heap_size;
+    h->total_size = l.total;
+    h->off_ranks = l.off_ranks;
+    h->off_nodes = l.off_nodes;
+    h->off_cmd = l.off_cmd;
+    h->off_cq = l.off_cq;
+    h->off_wire = l.off_wire;
+    h->cmd_bytes = l.cmd_bytes;
+    h->cq_bytes = l.cq_bytes;
+    h->wire_bytes = l.wire_bytes;
+    h->created_ns = emu_now_ns();
+    snprintf(h->jobid, sizeof h->jobid, "%s", jobid);
+    snprintf(h->nic, sizeof h->nic, "%s", p->nic);
+    bind_tables(j);
+    for (uint32_t r = 0; r < h->nranks; r++) {
+        struct emu_rank_info *ri = &j->ranks[r];
+        ri->node = r / h->ranks_per_node;
+        ri->local = r % h->ranks_per_node;
+        ri->heap_size = h->heap_size;
+        emu_waiter_init(&ri->cq_waiter, -1);
+        emu_ring_format(emu_job_cmd_ring(j, r), h->cmd_slots);
+        emu_ring_format(emu_job_cq_ring(j, r), h->cq_slots);
+    }
+    for (uint32_t n = 0; n < h->nnodes; n++) {
+        emu_waiter_init(&j->nodes[n].doorbell, efds ? efds[n] : -1);
+        emu_ring_format(emu_job_wire_ring(j, n), h->wire_slots);
+    }
+    atomic_thread_fence(memory_order_release);
+    h->magic = EMU_JOB_MAGIC;
+    return 0;
+}
+
+static int header_ok(const struct emu_job_hdr *h, size_t size)
+{
+    if (size < sizeof *h || h->magic != EMU_JOB_MAGIC || h->version != EMU_JOB_VERSION)
+        return 0;
+    if (!h->nnodes || h->nnodes > EMU_MAX_NODES || !h->ranks_per_node ||
+        h->ranks_per_node > EMU_MAX_RANKS_PER_NODE ||
+        h->nranks != h->nnodes * h->ranks_per_node)
+        return 0;
+    for (int i = 0; i < 3; i++) {
+        uint32_t c = i == 0 ? h->cmd_slots : i == 1 ? h->cq_slots : h->wire_slots;
+        if (c < 2 || (c & (c - 1)) || c > (1u << 20))
+            return 0;
+    }
+    struct layout l;
+    compute(h->nnodes, h->ranks_per_node, h->cmd_slots, h->cq_slots, h->wire_slots, &l);
+    return l.total == size && l.total == h->total_size &&
+           l.off_ranks == h->off_ranks && l.off_nodes == h->off_nodes &&
+           l.off_cmd == h->off_cmd && l.off_cq == h->off_cq &&
+           l.off_wire == h->off_wire && l.cmd_bytes == h->cmd_bytes &&
+           l.cq_bytes == h->cq_bytes && l.wire_bytes == h->wire_bytes;
+}
+
+int emu_job_attach(struct emu_job *j, const char *jobid)
+{
+    char path[EMU_PATH_MAX];
+    if (!jobid || strlen(jobid) >= EMU_JOBID_MAX || strchr(jobid, '/') ||
+        emu_shm_path(path, sizeof path, jobid, "job") != 0)
+        return -EINVAL;
+    size_t size;
+    void *p = emu_shm_open(path, &size, NULL);
+    if (!p)
+        return -errno;
+    j->hdr = p;
+    j->size = size;
+    j->fd = -1;
+    if (!header_ok(j->hdr, size)) {
+        munmap(p, size);
+        j->hdr = NULL;
+        return -EPROTO;
+    }
+    bind_tables(j);
+    return 0;
+}
+
+void emu_job_detach(struct emu_job *j)
+{
+    if (j->hdr)
+        munmap(j->hdr, j->size);
+    if (j->fd >= 0)
+        close(j->fd);
+    j->hdr = NULL;
+    j->fd = -1;
+}
+
+void *emu_job_cmd_ring(const struct emu_job *j, uint32_t rank)
+{
+    return (char *)j->hdr + j->hdr->off_cmd + (uint64_t)rank * j->hdr->cmd_bytes;
+}
+
+void *emu_job_cq_ring(const struct emu_job *j, uint32_t rank)
+{
+    return (char *)j->hdr + j->hdr->off_cq + (uint64_t)rank * j->hdr->cq_bytes;
+}
+
+void *emu_job_wire_ring(const struct emu_job *j, uint32_t node)
+{
+    return (char *)j->hdr + j->hdr->off_wire + (uint64_t)node * j->hdr->wire_bytes;
+}
+
+void emu_jobid_new(char *buf, size_t n)
+{
+    uint32_t rnd = 0;
+    if (getrandom(&rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
+        rnd = (uint32_t)emu_now_ns();
+    snprintf(buf, n, "%d-%08x", (int)getpid(), rnd);
+}

@@ -1,0 +1,90 @@
+/* Sleep/wake hand-shake. The consumer publishes "sleeping" and then
+ * re-checks for work; the producer publishes work and then checks
+ * "sleeping". With both sides sequentially consistent, at least one of them
+ * sees the other, so a wake-up is never lost. */
+#include "emunic/waiter.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+int64_t emu_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void emu_waiter_init(struct emu_waiter *w, int efd)
+{
+    memset(w, 0, sizeof *w);
+    w->efd = efd;
+}
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val,
+                  const struct timespec *ts)
+{
+    /* shared (not FUTEX_PRIVATE): waiter and waker are different processes */
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+void emu_waiter_notify(struct emu_waiter *w)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&w->sleeping, memory_order_relaxed) == 0)
+        return;
+    if (atomic_exchange(&w->sleeping, 0) == 0)
+        return; /* another producer rang already */
+    atomic_fetch_add_explicit(&w->doorbells, 1, memory_order_relaxed);
+    if (w->efd >= 0) {
+        uint64_t one = 1;
+        ssize_t rc = write(w->efd, &one, sizeof one);
+        (void)rc; /* counter saturation cannot happen: the reader drains */
+    } else {
+        atomic_fetch_add(&w->seq, 1);
+        futex(&w->seq, FUTEX_WAKE, INT_MAX, NULL);
+    }
+}
+
+bool emu_waiter_block(struct emu_waiter *w, bool (*has_work)(void *),
+                      void *arg, int64_t timeout_ns)
+{
+    uint32_t s = atomic_load(&w->seq);
+    atomic_store(&w->sleeping, 1);
+    if (has_work(arg)) {
+        atomic_store(&w->sleeping, 0);
+        return false;
+    }
+    atomic_fetch_add_explicit(&w->sleeps, 1, memory_order_relaxed);
+    struct timespec ts, *tp = NULL;
+    if (timeout_ns >= 0) {
+        ts.tv_sec = timeout_ns / 1000000000;
+        ts.tv_nsec = timeout_ns % 1000000000;
+        tp = &ts;
+    }
+    futex(&w->seq, FUTEX_WAIT, s, tp);
+    atomic_store(&w->sleeping, 0);
+    atomic_fetch_add_explicit(&w->wakeups, 1, memory_order_relaxed);
+    return true;
+}
+
+int64_t emu_poll_budget_ns(unsigned procs_on_host)
+{
+    const char *e = getenv("EMUNIC_POLL_US");
+    if (e && *e) {
+        long us = strtol(e, NULL, 10);
+        return us < 0 ? 0 : (int64_t)us * 1000;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1)
+        cores = 1;
+    int64_t budget = 200000; /* 200 us while every poller has a core */
+    if (procs_on_host > (unsigned)cores)
+        budget = budget * cores / procs_on_host;
+    return budget < 20000 ? 20000 : budget;
+}

@@ -1,0 +1,43 @@
+/* Per-NIC counters, written by the daemon only (relaxed atomics), readable
+ * live by anyone who maps the job. */
+#ifndef EMUNIC_COUNTERS_H
+#define EMUNIC_COUNTERS_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define EMU_COUNTERS(X)                                                    \
+    X(cmds, "commands taken from local ranks")                            \
+    X(rejected, "malformed commands rejected")                            \
+    X(writes, "target writes executed")                                   \
+    X(reads, "target reads executed")                                     \
+    X(atomics, "target atomics executed")                                 \
+    X(ams, "active messages delivered")                                   \
+    X(module_ops, "personality module commands")                          \
+    X(errors, "operations that completed with an error")                  \
+    X(bytes, "payload bytes moved")                                       \
+    X(shm_copies, "copies done with memcpy between shm mappings")         \
+    X(vm_copies, "copies done with process_vm_readv/writev")              \
+    X(wire_tx, "packets sent to other NICs")                              \
+    X(wire_rx, "packets received from other NICs")                        \
+    X(completions, "completions posted to local ranks")                   \
+    X(backlog, "messages parked because a queue was full")                \
+    X(polls_idle, "idle polling rounds")                                  \
+    X(sleeps, "times the daemon blocked in io_uring")                     \
+    X(wakeups, "times the daemon woke from io_uring")
+
+struct emu_nic_counters {
+#define EMU_CTR_FIELD(name, doc) _Atomic uint64_t name;
+    EMU_COUNTERS(EMU_CTR_FIELD)
+#undef EMU_CTR_FIELD
+};
+
+#define EMU_CTR_ADD(c, field, n) \
+    atomic_fetch_add_explicit(&(c)->field, (n), memory_order_relaxed)
+
+/* Print one "name value" line per counter, each prefixed by `prefix`. */
+void emu_counters_print(FILE *f, const char *prefix,
+                        const struct emu_nic_counters *c);
+
+#endif

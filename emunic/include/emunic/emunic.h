@@ -1,0 +1,111 @@
+/* The rank side of the emulated NIC core: what a personality's lib/ half
+ * (and the core's own tests and benchmarks) use to talk to its node's NIC.
+ *
+ * Every function returns 0 (or a count) on success and a negative errno on
+ * failure, with no output; callers turn that into their API's error. Calls
+ * are thread-safe. Completions are emu_msg entries (see msg.h). */
+#ifndef EMUNIC_EMUNIC_H
+#define EMUNIC_EMUNIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emunic/atomic_op.h"
+#include "emunic/msg.h"
+#include "emunic/region.h"
+
+/* Attach to the job named by the environment emunic-run exports. Returns
+ * 0, -ENOENT when not started by emunic-run, or another -errno. Nested
+ * init/finalize pairs are counted. */
+int emunic_init(void);
+int emunic_finalize(void);
+int emunic_initialized(void);
+
+uint32_t emunic_rank(void);
+uint32_t emunic_size(void);
+uint32_t emunic_node(void);
+uint32_t emunic_nnodes(void);
+uint32_t emunic_local_rank(void);
+uint32_t emunic_local_size(void);
+const char *emunic_nic_name(void);
+const char *emunic_jobid(void);
+
+/* Registered heap: memory the NIC copies with a single memcpy. Exposed to
+ * all peers under EMU_KEY_HEAP. NULL with errno ENOMEM (heap exhausted) or
+ * ENOSPC (shm dir full; a one-line message says so). */
+void *emunic_malloc(size_t size);
+void emunic_free(void *p);
+/* Whether [p, p+len) lies inside this rank's heap. */
+int emunic_in_heap(const void *p, size_t len);
+/* Where rank's heap sits in rank's address space (0 if it has not attached
+ * yet; valid for every rank after an emunic_barrier). The first block a
+ * rank allocates starts there, which is how bootstrap code finds a peer's
+ * exchange area without any other channel. */
+uint64_t emunic_heap_addr(uint32_t rank);
+
+/* Expose any memory (private or heap) to peers. Returns a key > 0, or
+ * -ENOSPC when the region table is full, -EINVAL for bad perms. */
+int64_t emunic_expose(const void *base, size_t len, unsigned perm);
+int emunic_unexpose(uint32_t key);
+
+/* One-sided operations. dst is a rank; key/raddr name target memory.
+ * Payloads up to EMU_INLINE_MAX travel inline and are locally complete on
+ * return; larger ones are read by the NIC later, so the source buffer stays
+ * untouched until EMU_DONE_LOCAL. flags: EMU_F_LOCAL_CQ, EMU_F_REMOTE_CQ,
+ * EMU_F_TARGET_NOTIFY (imm is then passed to the target), EMU_F_UNORDERED.
+ */
+int emunic_write(uint32_t dst, uint32_t key, uint64_t raddr, const void *src,
+                 size_t len, unsigned flags, uint64_t cookie, uint64_t imm);
+int emunic_read(uint32_t dst, uint32_t key, uint64_t raddr, void *buf,
+                size_t len, unsigned flags, uint64_t cookie);
+/* operand2: compare value or mask for the swap family (one element).
+ * fetch: where the old target contents go (NULL for a plain atomic). */
+int emunic_atomic(uint32_t dst, uint32_t key, uint64_t raddr, unsigned aop,
+                  unsigned dtype, const void *operand, size_t len,
+                  const void *operand2, void *fetch, unsigned flags,
+                  uint64_t cookie);
+
+/* Active messages. The target sees an EMU_CQ_AM entry: msg.imm = handler,
+ * data[0..hlen) = header, then the payload if it fit inline
+ * (msg.dlen == hlen + len); otherwise the payload waits at the source until
+ * the target calls emunic_am_accept with a buffer. hlen <= EMU_INLINE_MAX. */
+int emunic_am_send(uint32_t dst, uint64_t handler, const void *hdr,
+                   size_t hlen, const void *payload, size_t len,
+                   unsigned flags, uint64_t cookie);
+/* Pull a long AM payload into buf (any memory). Completes with EMU_CQ_DONE
+ * (cookie) once the bytes are in buf; status EMU_E_TRUNC if cap < len (the
+ * first cap bytes are delivered). */
+int emunic_am_accept(const struct emu_msg *am, void *buf, size_t cap,
+                     uint64_t cookie);
+
+/* A handler run inside emunic_poll/emunic_wait for AM entries with this id
+ * (ids < 256). Entries with no handler are returned to the caller. */
+typedef void (*emunic_am_fn)(const struct emu_msg *am, void *arg);
+int emunic_am_register(uint64_t handler, emunic_am_fn fn, void *arg);
+
+/* Personality commands: m->op must be EMU_OP_MODULE; src is filled in. */
+int emunic_post_module(struct emu_msg *m);
+
+/* Completions: up to max entries, without blocking. */
+int emunic_poll(struct emu_msg *out, int max);
+/* Poll briefly, then sleep until something arrives or timeout_ns passes
+ * (< 0: no limit). Returns the count: 0 on timeout, and also 0 as soon as
+ * an AM handler has run (its effects may be what the caller waits for).
+ * -EPIPE when the
+ * node's NIC daemon is gone or the job is being torn down. */
+int emunic_wait(struct emu_msg *out, int max, int64_t timeout_ns);
+/* Wait for the EMU_CQ_DONE carrying cookie, stashing other entries for
+ * later emunic_poll calls. Returns its status (>= 0) or -EPIPE. */
+int emunic_wait_cookie(uint64_t cookie, struct emu_msg *out);
+
+/* Job-wide barrier through shared memory (not through the NIC). */
+int emunic_barrier(void);
+
+/* Test hook: push m into this rank's command queue exactly as given, with
+ * no checks, to prove the NIC survives garbage. */
+int emunic_post_raw(const struct emu_msg *m);
+
+/* This rank's wake-up count (times it slept on its completion queue). */
+uint64_t emunic_wakeups(void);
+
+#endif

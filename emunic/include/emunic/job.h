@@ -1,0 +1,109 @@
+/* The job segment: one shared-memory object per job holding the header,
+ * the rank and node tables, and every queue. Its size is linear in ranks
+ * and nodes (no pair tables), and it is laid out once by the launcher. */
+#ifndef EMUNIC_JOB_H
+#define EMUNIC_JOB_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emunic/counters.h"
+#include "emunic/region.h"
+#include "emunic/ring.h"
+#include "emunic/shm.h"
+#include "emunic/waiter.h"
+
+#define EMU_JOB_MAGIC 0x656d756e69636a62ull /* "emunicjb" */
+#define EMU_JOB_VERSION 1
+
+#define EMU_MAX_NODES 1024
+#define EMU_MAX_RANKS_PER_NODE 1024
+#define EMU_DEFAULT_MAX_RANKS 1024
+#define EMU_DEFAULT_HEAP (128ull << 20)
+
+struct emu_job_params {
+    uint32_t nnodes;
+    uint32_t ranks_per_node;
+    uint64_t heap_size; /* per rank, virtual; pages are reserved on malloc */
+    uint32_t cmd_slots; /* per rank, power of two */
+    uint32_t cq_slots;  /* per rank, power of two */
+    uint32_t wire_slots;/* per node, power of two */
+    char nic[16];       /* personality name, informational for the core */
+};
+
+enum emu_rank_state { EMU_RANK_NONE = 0, EMU_RANK_UP, EMU_RANK_DONE };
+
+struct emu_rank_info {
+    _Alignas(64) _Atomic int32_t pid;
+    uint32_t node;
+    uint32_t local;
+    _Atomic uint32_t state;
+    _Atomic uint64_t heap_base; /* heap address in the rank, 0 = none yet */
+    uint64_t heap_size;
+    struct emu_waiter cq_waiter; /* the rank sleeps here for completions */
+    struct emu_region regions[EMU_MAX_REGIONS];
+};
+
+struct emu_node_info {
+    _Alignas(64) struct emu_waiter doorbell; /* the NIC daemon sleeps here */
+    _Atomic int32_t daemon_pid;
+    _Atomic uint32_t ready;
+    struct emu_nic_counters ctr;
+};
+
+struct emu_job_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nnodes;
+    uint32_t ranks_per_node;
+    uint32_t nranks;
+    uint32_t cmd_slots, cq_slots, wire_slots;
+    int32_t launcher_pid;
+    uint64_t heap_size;
+    uint64_t total_size;
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire;
+    uint64_t cmd_bytes, cq_bytes, wire_bytes; /* per ring */
+    int64_t created_ns;
+    char jobid[EMU_JOBID_MAX];
+    char nic[16];
+    _Atomic uint32_t abort; /* set by the launcher on teardown */
+    _Alignas(64) _Atomic uint32_t bar_count;
+    _Atomic uint32_t bar_gen;
+};
+
+struct emu_job {
+    struct emu_job_hdr *hdr;
+    size_t size;
+    int fd;
+    struct emu_rank_info *ranks;
+    struct emu_node_info *nodes;
+};
+
+/* Fill defaults for everything but nnodes/ranks_per_node. */
+void emu_job_params_default(struct emu_job_params *p);
+size_t emu_job_size(const struct emu_job_params *p);
+
+/* Launcher: create, size, reserve and lay out the job segment. efds[node]
+ * are the daemons' eventfd doorbells. Returns 0 or -errno (-ENOSPC when the
+ * shm dir is full). */
+int emu_job_create(struct emu_job *j, const char *jobid,
+                   const struct emu_job_params *p, const int *efds);
+/* Ranks, daemons, tools: map and validate. Returns 0 or -errno (-EPROTO for
+ * a segment that is not a well-formed job). */
+int emu_job_attach(struct emu_job *j, const char *jobid);
+void emu_job_detach(struct emu_job *j);
+
+void *emu_job_cmd_ring(const struct emu_job *j, uint32_t rank);
+void *emu_job_cq_ring(const struct emu_job *j, uint32_t rank);
+void *emu_job_wire_ring(const struct emu_job *j, uint32_t node);
+
+static inline uint32_t emu_job_node_of(const struct emu_job *j, uint32_t rank)
+{
+    return rank / j->hdr->ranks_per_node;
+}
+
+/* Generate a fresh job id (pid + random bits), at most EMU_JOBID_MAX-1. */
+void emu_jobid_new(char *buf, size_t n);
+
+#endif

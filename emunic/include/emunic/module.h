@@ -1,0 +1,52 @@
+/* The hook a personality's NIC half plugs into the daemon with, and the
+ * services the daemon offers it. A module sees messages with op
+ * EMU_OP_MODULE and its id: on the initiator's NIC first (on_local), then on
+ * the target's NIC (on_target) once routed. Everything else (copies, bounds
+ * checks, completions, the wire) it asks of the core through emu_nic_*. */
+#ifndef EMUNIC_MODULE_H
+#define EMUNIC_MODULE_H
+
+#include <stdint.h>
+
+#include "emunic/counters.h"
+#include "emunic/msg.h"
+
+struct emu_nic;
+
+struct emu_module {
+    uint8_t id;
+    const char *name;
+    int (*init)(struct emu_nic *nic, void **state);  /* optional */
+    void (*fini)(struct emu_nic *nic, void *state);  /* optional */
+    /* Initiator side; NULL means "route to the target as is". */
+    void (*on_local)(struct emu_nic *nic, void *state, struct emu_msg *m);
+    /* Target side; m->dst is a rank of this node. */
+    void (*on_target)(struct emu_nic *nic, void *state, struct emu_msg *m);
+    /* Called every loop turn; returns how much work it did. Optional. */
+    int (*progress)(struct emu_nic *nic, void *state);
+};
+
+/* Send m to the NIC of rank m->dst (this one included). */
+void emu_nic_route(struct emu_nic *nic, const struct emu_msg *m);
+/* Tell the initiator of req that it finished: an EMU_CQ_DONE with the
+ * flags it asked for, status and imm reach rank req->src. */
+void emu_nic_ack(struct emu_nic *nic, const struct emu_msg *req, int status, uint64_t imm);
+/* Post an entry to the completion queue of a rank of this node. */
+void emu_nic_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *cqe);
+/* Copy len bytes between ranks' memories, or in/out of daemon memory.
+ * Return EMU_OK or EMU_E_FAULT. */
+int emu_nic_copy(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
+                 uint32_t srank, uint64_t saddr, uint64_t len);
+int emu_nic_copy_in(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
+                    const void *src, uint64_t len);
+int emu_nic_copy_out(struct emu_nic *nic, void *dst, uint32_t srank,
+                     uint64_t saddr, uint64_t len);
+/* Region check on rank's table (see region.h). */
+int emu_nic_check(struct emu_nic *nic, uint32_t rank, uint32_t key,
+                  uint64_t addr, uint64_t len, uint32_t need);
+uint32_t emu_nic_node(const struct emu_nic *nic);
+uint32_t emu_nic_node_of(const struct emu_nic *nic, uint32_t rank);
+uint32_t emu_nic_nranks(const struct emu_nic *nic);
+struct emu_nic_counters *emu_nic_counters(struct emu_nic *nic);
+
+#endif

@@ -1,0 +1,45 @@
+/* Poll briefly, then sleep: the one waiting discipline of emunic.
+ *
+ * A consumer announces sleep in shared memory, re-checks its queues and
+ * only then blocks; a producer that sees the announcement rings the
+ * doorbell. Ranks block on a futex in shared memory, NIC daemons on their
+ * eventfd (through io_uring, see nicd). Producers never make a system call
+ * while the consumer is awake, which is what keeps the hot path cheap. */
+#ifndef EMUNIC_WAITER_H
+#define EMUNIC_WAITER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct emu_waiter {
+    _Alignas(64) _Atomic uint32_t sleeping; /* 1 while the consumer blocks */
+    _Atomic uint32_t seq;                    /* futex word, bumped per ring */
+    int32_t efd;                             /* eventfd doorbell, or -1 */
+    uint32_t pad_;
+    _Atomic uint64_t wakeups;   /* times the consumer returned from a block */
+    _Atomic uint64_t doorbells; /* times a producer had to ring */
+    _Atomic uint64_t sleeps;    /* times the consumer went to block */
+};
+
+void emu_waiter_init(struct emu_waiter *w, int efd);
+
+/* Producer side, after publishing work: ring only if the consumer sleeps. */
+void emu_waiter_notify(struct emu_waiter *w);
+
+/* Consumer side, futex flavour. Call when polling found nothing for a
+ * while. Blocks until notified, timeout_ns passes (<0: forever) or
+ * has_work(arg) turns true on the re-check. Returns true if it slept. */
+bool emu_waiter_block(struct emu_waiter *w, bool (*has_work)(void *),
+                      void *arg, int64_t timeout_ns);
+
+/* Adaptive polling budget in nanoseconds: how long a consumer keeps
+ * yield-polling after its last piece of work before it blocks. Shorter when
+ * the host is oversubscribed (more runnable processes than cores), where a
+ * poller only steals time from the process it waits for. EMUNIC_POLL_US
+ * overrides. */
+int64_t emu_poll_budget_ns(unsigned procs_on_host);
+
+int64_t emu_now_ns(void); /* CLOCK_MONOTONIC */
+
+#endif

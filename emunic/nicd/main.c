@@ -1,0 +1,85 @@
+/* emunic-nicd: the NIC of one emulated node. Started by emunic-run; exits
+ * on SIGTERM, when the job is torn down, or with its launcher. */
+#include "nic.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static struct emu_nic the_nic;
+
+static void on_term(int sig)
+{
+    (void)sig;
+    the_nic.stop = 1;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: emunic-nicd --job JOBID --node N\n"
+            "The emulated NIC daemon of node N of job JOBID. emunic-run starts one per\n"
+            "node; there is no reason to start it by hand except under a debugger.\n"
+            "  --job JOBID   job whose shared memory to attach\n"
+            "  --node N      node index (0-based)\n"
+            "  -h, --help    this text\n");
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"job", required_argument, 0, 'j'},
+        {"node", required_argument, 0, 'n'},
+        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
+    };
+    const char *job = NULL;
+    long node = -1;
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            job = optarg;
+            break;
+        case 'n': {
+            char *end;
+            node = strtol(optarg, &end, 10);
+            if (*end || node < 0) {
+                fprintf(stderr, "emunic-nicd: --node wants a node index, got '%s'\n", optarg);
+                return 2;
+            }
+            break;
+        }
+        case 'h':
+            usage(stdout);
+            return 0;
+        default:
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (!job || node < 0) {
+        usage(stderr);
+        return 2;
+    }
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_term; /* no SA_RESTART: the io_uring wait must return */
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    int rc = nic_open(&the_nic, job, (uint32_t)node);
+    if (rc) {
+        fprintf(stderr, "emunic-nicd: node %ld of job %s: cannot start: %s\n", node, job, strerror(-rc));
+        nic_close(&the_nic);
+        return 1;
+    }
+    nic_run(&the_nic);
+    nic_close(&the_nic);
+    return 0;
+}

@@ -1,0 +1,148 @@
+/* Moving bytes between ranks. Heap memory is mapped here and copied with
+ * one memcpy; any other address is reached with process_vm_readv/writev on
+ * the owning rank. Private-to-private needs a bounce through our memory:
+ * the kernel offers no remote-to-remote copy. */
+#include "nic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#define BOUNCE_BYTES (2u << 20)
+
+int xfer_init(struct emu_nic *nic)
+{
+    nic->heaps = calloc(nic->nranks, sizeof *nic->heaps);
+    nic->bounce = malloc(BOUNCE_BYTES);
+    return nic->heaps && nic->bounce ? 0 : -ENOMEM;
+}
+
+void xfer_fini(struct emu_nic *nic)
+{
+    for (uint32_t r = 0; nic->heaps && r < nic->nranks; r++)
+        if (nic->heaps[r].ptr)
+            munmap(nic->heaps[r].ptr, nic->heaps[r].size);
+    free(nic->heaps);
+    free(nic->bounce);
+    free(nic->tickets);
+    nic->heaps = NULL;
+    nic->bounce = NULL;
+    nic->tickets = NULL;
+}
+
+static struct heap_map *heap_of(struct emu_nic *nic, uint32_t rank)
+{
+    struct heap_map *h = &nic->heaps[rank];
+    if (h->ptr)
+        return h;
+    uint64_t base = atomic_load_explicit(&nic->job.ranks[rank].heap_base, memory_order_acquire);
+    if (!base)
+        return NULL; /* rank has no heap yet: its memory is all private */
+    char path[EMU_PATH_MAX], what[32];
+    snprintf(what, sizeof what, "heap.%u", rank);
+    if (emu_shm_path(path, sizeof path, nic->job.hdr->jobid, what) != 0)
+        return NULL;
+    size_t size;
+    void *p = emu_shm_open(path, &size, NULL);
+    if (!p)
+        return NULL;
+    h->ptr = p;
+    h->size = size;
+    h->rbase = base;
+    return h;
+}
+
+char *xfer_heap_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len)
+{
+    if (rank >= nic->nranks)
+        return NULL;
+    struct heap_map *h = heap_of(nic, rank);
+    if (!h || addr < h->rbase || addr - h->rbase > h->size ||
+        len > h->size - (addr - h->rbase))
+        return NULL;
+    return h->ptr + (addr - h->rbase);
+}
+
+static pid_t pid_of(struct emu_nic *nic, uint32_t rank)
+{
+    return rank < nic->nranks ? atomic_load(&nic->job.ranks[rank].pid) : 0;
+}
+
+/* One direction of process_vm_*, looping over partial transfers. */
+static int vm_copy(struct emu_nic *nic, pid_t pid, int to_remote, void *local,
+                   uint64_t raddr, uint64_t len)
+{
+    if (pid <= 0)
+        return EMU_E_FAULT;
+    EMU_CTR_ADD(nic->ctr, vm_copies, 1);
+    uint64_t done = 0;
+    while (done < len) {
+        struct iovec l = {(char *)local + done, len - done};
+        struct iovec r = {(void *)(uintptr_t)(raddr + done), len - done};
+        ssize_t n = to_remote ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                              : process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            return EMU_E_FAULT;
+        }
+        done += (uint64_t)n;
+    }
+    return EMU_OK;
+}
+
+int emu_nic_copy_in(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
+                    const void *src, uint64_t len)
+{
+    char *d = xfer_heap_ptr(nic, drank, daddr, len);
+    if (d) {
+        memcpy(d, src, len);
+        EMU_CTR_ADD(nic->ctr, shm_copies, 1);
+        return EMU_OK;
+    }
+    return vm_copy(nic, pid_of(nic, drank), 1, (void *)src, daddr, len);
+}
+
+int emu_nic_copy_out(struct emu_nic *nic, void *dst, uint32_t srank,
+                     uint64_t saddr, uint64_t len)
+{
+    char *s = xfer_heap_ptr(nic, srank, saddr, len);
+    if (s) {
+        memcpy(dst, s, len);
+        EMU_CTR_ADD(nic->ctr, shm_copies, 1);
+        return EMU_OK;
+    }
+    return vm_copy(nic, pid_of(nic, srank), 0, dst, saddr, len);
+}
+
+int emu_nic_copy(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
+                 uint32_t srank, uint64_t saddr, uint64_t len)
+{
+    char *s = xfer_heap_ptr(nic, srank, saddr, len);
+    if (s) /* covers shm->shm (memmove: a rank may copy within its heap) */ {
+        char *d = xfer_heap_ptr(nic, drank, daddr, len);
+        if (d) {
+            memmove(d, s, len);
+            EMU_CTR_ADD(nic->ctr, shm_copies, 1);
+            return EMU_OK;
+        }
+        return emu_nic_copy_in(nic, drank, daddr, s, len);
+    }
+    char *d = xfer_heap_ptr(nic, drank, daddr, len);
+    if (d)
+        return emu_nic_copy_out(nic, d, srank, saddr, len);
+    for (uint64_t off = 0; off < len; off += BOUNCE_BYTES) {
+        uint64_t n = len - off < BOUNCE_BYTES ? len - off : BOUNCE_BYTES;
+        int st = emu_nic_copy_out(nic, nic->bounce, srank, saddr + off, n);
+        if (st == EMU_OK)
+            st = emu_nic_copy_in(nic, drank, daddr + off, nic->bounce, n);
+        if (st != EMU_OK)
+            return st;
+    }
+    return EMU_OK;
+}
