@@ -277,15 +277,24 @@ int emunic_poll(struct emu_msg *out, int max)
     return n;
 }
 
+/* Re-checks before sleeping; under the lock, since another thread of this
+ * rank may be consuming at the same moment. */
 static bool ring_has_work(void *arg)
 {
     (void)arg;
-    return emu_ring_ready(&CL.cq);
+    pthread_mutex_lock(&CL.cq_mu);
+    bool r = emu_ring_ready(&CL.cq);
+    pthread_mutex_unlock(&CL.cq_mu);
+    return r;
 }
 
 static bool cq_has_work(void *arg)
 {
-    return CL.stash_n > 0 || ring_has_work(arg);
+    (void)arg;
+    pthread_mutex_lock(&CL.cq_mu);
+    bool r = CL.stash_n > 0 || emu_ring_ready(&CL.cq);
+    pthread_mutex_unlock(&CL.cq_mu);
+    return r;
 }
 
 /* One step of "poll briefly, then sleep". Returns -EPIPE if the job is
@@ -339,17 +348,23 @@ int emunic_wait_cookie(uint64_t cookie, struct emu_msg *out)
                 return out->status;
             }
         }
-        int r;
+        int r, stashed = 0;
         while ((r = pop_one_locked(out)) >= 0) {
             if (r == 0)
                 continue;
             if (out->op == EMU_CQ_DONE && out->cookie == cookie) {
                 pthread_mutex_unlock(&CL.cq_mu);
+                if (stashed)
+                    emu_waiter_notify(&CL.me->cq_waiter);
                 return out->status;
             }
             stash_push_locked(out);
+            stashed = 1;
         }
         pthread_mutex_unlock(&CL.cq_mu);
+        /* another thread may be asleep waiting for what we just stashed */
+        if (stashed)
+            emu_waiter_notify(&CL.me->cq_waiter);
         /* stashed entries are not ours: sleep on the queue only */
         r = idle_step(ring_has_work, &idle, -1);
         if (r)

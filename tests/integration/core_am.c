@@ -182,6 +182,7 @@ int main(void)
             printf("am: shift %u: short, long (4 KiB..4 MiB, truncated), notify: ok\n", sh);
     }
     test_module();
+    free(cells);
     if (me == 0)
         printf("am: module hook ok\nam: ok\n");
     emunic_finalize();

@@ -161,6 +161,8 @@ int main(void)
         for (int cls = 0; cls < 2; cls++)
             run(n > 1 ? shifts[s] : 0, cls, peers, area);
     hammer(peers);
+    free(peers);
+    free(area[1]);
     if (emunic_rank() == 0)
         printf("atomic: ok\n");
     emunic_finalize();

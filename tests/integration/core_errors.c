@@ -170,6 +170,9 @@ int main(void)
         CHECK((uint8_t)buf[i] == want, "buf byte %d is %02x want %02x", i, (uint8_t)buf[i], want);
         CHECK((uint8_t)ro[i] == 0x33, "read-only byte %d changed", i);
     }
+    free(peers);
+    free(buf);
+    free(ro);
     if (me == 0)
         printf("errors: 600 garbage commands per rank rejected and counted, NIC still serving: ok\n");
     emunic_finalize();

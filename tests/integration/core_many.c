@@ -44,6 +44,8 @@ int main(void)
         CHECK(*ctr == (int64_t)n * ITERS, "counter %lld want %lld", (long long)*ctr, (long long)n * ITERS);
         printf("many: %u ranks on %u nodes: %d ring iterations, counter %lld exact: ok\n", n, emunic_nnodes(), ITERS, (long long)*ctr);
     }
+    free(all);
+    free(priv);
     emunic_finalize();
     return 0;
 }

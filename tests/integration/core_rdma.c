@@ -143,6 +143,10 @@ int main(void)
             printf("rdma: shift %u: write/read 0 B..16 MiB heap/private, ordering: ok\n", shifts[s]);
     }
     CHECK(emunic_barrier() == 0, "barrier");
+    free(peers);
+    free(dst[1]);
+    free(src[1]);
+    free((void *)flag[1]);
     if (me == 0)
         printf("rdma: ok\n");
     emunic_finalize();

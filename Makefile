@@ -1,0 +1,51 @@
+# Front door. `make demo` and `make check` install what is missing, build,
+# and run; everything underneath is CMake.
+JOBS ?= $(shell nproc)
+BUILD ?= build
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMUNIC_WERROR=ON
+
+.PHONY: all deps build demo check check-fast check-asan check-tsan bench clean help
+
+all: build
+
+help:
+	@echo "make demo        install deps, build, run a 2-node demo job"
+	@echo "make check       install deps, build, run every test (plain, ASan+UBSan, TSan)"
+	@echo "make check-fast  the plain build's tests only"
+	@echo "make bench       run the core benchmarks (see docs/PERFORMANCE.md)"
+	@echo "make clean       remove build directories"
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: deps $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j$(JOBS)
+
+demo: build
+	@scripts/demo.sh $(BUILD)
+
+check-fast: build
+	ctest --test-dir $(BUILD) --output-on-failure
+
+check-asan: deps
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DEMUNIC_SANITIZE=address,undefined -DEMUNIC_WERROR=ON
+	cmake --build build-asan -j$(JOBS)
+	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure
+
+# TSan covers the threaded parts: unit tests with several threads.
+check-tsan: deps
+	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DEMUNIC_SANITIZE=thread -DEMUNIC_WERROR=ON
+	cmake --build build-tsan -j$(JOBS)
+	ctest --test-dir build-tsan --output-on-failure -L tsan
+
+check: check-fast check-asan check-tsan
+	@echo "emunic: all test suites passed (plain, ASan+UBSan, TSan)"
+
+bench: build
+	bench/run_core.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) build-asan build-tsan
