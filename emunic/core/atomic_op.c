@@ -1,6 +1,7 @@
 /* Element-wise atomic arithmetic for the NIC. Integers compute in uint64_t
  * so wrap-around is defined (as on a real NIC ALU); a failed compare leaves
- * the target bytes untouched, padding included. */
+ * the target's value untouched (long double padding is still zeroed, see
+ * zero_ld_padding). */
 #include "emunic/atomic_op.h"
 
 #include <complex.h>

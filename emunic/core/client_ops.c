@@ -160,6 +160,17 @@ int emunic_atomic(uint32_t dst, uint32_t key, uint64_t raddr, unsigned aop,
     return emu_client_post(&m);
 }
 
+int emunic_flush(uint32_t dst, uint64_t cookie)
+{
+    if (check_dst(dst))
+        return -EINVAL;
+    struct emu_msg m;
+    msg_init(&m, EMU_OP_NOP, dst);
+    m.flags = EMU_F_REMOTE_CQ;
+    m.cookie = cookie;
+    return emu_client_post(&m);
+}
+
 int emunic_am_send(uint32_t dst, uint64_t handler, const void *hdr,
                    size_t hlen, const void *payload, size_t len,
                    unsigned flags, uint64_t cookie)

@@ -52,6 +52,18 @@ size_t emu_job_size(const struct emu_job_params *p)
     return l.total;
 }
 
+/* The limits both create and attach hold a job to. */
+static int params_ok(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq, uint32_t wire)
+{
+    if (!nnodes || nnodes > EMU_MAX_NODES || !rpn || rpn > EMU_MAX_RANKS_PER_NODE)
+        return 0;
+    const uint32_t slots[3] = {cmd, cq, wire};
+    for (int i = 0; i < 3; i++)
+        if (slots[i] < 2 || (slots[i] & (slots[i] - 1)) || slots[i] > (1u << 20))
+            return 0;
+    return 1;
+}
+
 static void bind_tables(struct emu_job *j)
 {
     char *b = (char *)j->hdr;
@@ -64,7 +76,8 @@ int emu_job_create(struct emu_job *j, const char *jobid,
 {
     struct layout l;
     char path[EMU_PATH_MAX];
-    if (!p->nnodes || !p->ranks_per_node || strlen(jobid) >= EMU_JOBID_MAX ||
+    if (!params_ok(p->nnodes, p->ranks_per_node, p->cmd_slots, p->cq_slots, p->wire_slots) ||
+        strlen(jobid) >= EMU_JOBID_MAX ||
         emu_shm_path(path, sizeof path, jobid, "job") != 0)
         return -EINVAL;
     compute(p->nnodes, p->ranks_per_node, p->cmd_slots, p->cq_slots, p->wire_slots, &l);
@@ -119,15 +132,9 @@ static int header_ok(const struct emu_job_hdr *h, size_t size)
 {
     if (size < sizeof *h || h->magic != EMU_JOB_MAGIC || h->version != EMU_JOB_VERSION)
         return 0;
-    if (!h->nnodes || h->nnodes > EMU_MAX_NODES || !h->ranks_per_node ||
-        h->ranks_per_node > EMU_MAX_RANKS_PER_NODE ||
+    if (!params_ok(h->nnodes, h->ranks_per_node, h->cmd_slots, h->cq_slots, h->wire_slots) ||
         h->nranks != h->nnodes * h->ranks_per_node)
         return 0;
-    for (int i = 0; i < 3; i++) {
-        uint32_t c = i == 0 ? h->cmd_slots : i == 1 ? h->cq_slots : h->wire_slots;
-        if (c < 2 || (c & (c - 1)) || c > (1u << 20))
-            return 0;
-    }
     struct layout l;
     compute(h->nnodes, h->ranks_per_node, h->cmd_slots, h->cq_slots, h->wire_slots, &l);
     return l.total == size && l.total == h->total_size &&

@@ -21,7 +21,7 @@ static int check_atomic(const struct emu_msg *m)
 
 int emu_msg_validate(const struct emu_msg *m, uint32_t nranks)
 {
-    if (m->op == EMU_OP_NOP || m->op >= EMU_OP_COUNT_)
+    if (m->op >= EMU_OP_COUNT_)
         return EMU_E_INVAL;
     if (m->src >= nranks || m->dst >= nranks || m->dlen > EMU_INLINE_MAX)
         return EMU_E_INVAL;
@@ -29,6 +29,8 @@ int emu_msg_validate(const struct emu_msg *m, uint32_t nranks)
     if (m->op != EMU_OP_ACK && (m->flags & ~EMU_F_ALL_))
         return EMU_E_INVAL;
     switch (m->op) {
+    case EMU_OP_NOP:
+        return (!inl && m->dlen == 0) ? EMU_OK : EMU_E_INVAL;
     case EMU_OP_WRITE:
         return (inl ? m->dlen == m->len : m->dlen == 0) ? EMU_OK : EMU_E_INVAL;
     case EMU_OP_READ:

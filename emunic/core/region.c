@@ -25,9 +25,13 @@ uint32_t emu_region_publish(struct emu_region *tab, uint32_t idx_hint,
         uint32_t ng = (g + 1) & (0xffffffffu >> EMU_REGION_IDX_BITS);
         if (ng == 0 || !(ng & 1))
             ng = 1;
-        e->base = base;
-        e->len = len;
-        e->perm = perm;
+        /* seqlock writer: the even gen (retract) is ordered before the new
+         * contents, which a reader may load concurrently, so they are
+         * written (and read) as relaxed atomics, not plain stores */
+        atomic_thread_fence(memory_order_release);
+        __atomic_store_n(&e->base, base, __ATOMIC_RELAXED);
+        __atomic_store_n(&e->len, len, __ATOMIC_RELAXED);
+        __atomic_store_n(&e->perm, perm, __ATOMIC_RELAXED);
         atomic_store_explicit(&e->gen, ng, memory_order_release);
         return make_key(idx, ng);
     }
@@ -55,8 +59,9 @@ int emu_region_check(const struct emu_region *tab, uint32_t key,
     struct emu_region *e = (struct emu_region *)&tab[idx];
     if (atomic_load_explicit(&e->gen, memory_order_acquire) != gen)
         return EMU_E_NOKEY;
-    uint64_t base = e->base, rlen = e->len;
-    uint32_t perm = e->perm;
+    uint64_t base = __atomic_load_n(&e->base, __ATOMIC_RELAXED);
+    uint64_t rlen = __atomic_load_n(&e->len, __ATOMIC_RELAXED);
+    uint32_t perm = __atomic_load_n(&e->perm, __ATOMIC_RELAXED);
     atomic_thread_fence(memory_order_acquire);
     if (atomic_load_explicit(&e->gen, memory_order_relaxed) != gen)
         return EMU_E_NOKEY;

@@ -19,6 +19,10 @@ const char *emu_shm_dir(void)
 
 int emu_shm_path(char *buf, size_t n, const char *jobid, const char *what)
 {
+    /* the job id is the name part between the first two dots: it must not
+     * contain one (nor a '/'), or another job's cleanup would match it */
+    if (!*jobid || strpbrk(jobid, "./"))
+        return -1;
     int k = snprintf(buf, n, "%s/" EMU_SHM_PREFIX "%s.%s", emu_shm_dir(), jobid, what);
     return k < 0 || (size_t)k >= n ? -1 : 0;
 }

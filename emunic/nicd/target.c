@@ -145,6 +145,9 @@ void nic_target(struct emu_nic *nic, struct emu_msg *m)
 {
     int st;
     switch (m->op) {
+    case EMU_OP_NOP: /* everything before it from this initiator is done */
+        st = EMU_OK;
+        break;
     case EMU_OP_WRITE:
         st = do_write(nic, m);
         EMU_CTR_ADD(nic->ctr, writes, 1);
@@ -170,7 +173,7 @@ void nic_target(struct emu_nic *nic, struct emu_msg *m)
         break;
     }
     if (st == EMU_OK) {
-        if (m->op != EMU_OP_AM)
+        if (m->op != EMU_OP_AM && m->op != EMU_OP_NOP)
             EMU_CTR_ADD(nic->ctr, bytes, m->len);
         if (m->flags & EMU_F_TARGET_NOTIFY)
             notify_target(nic, m);

@@ -104,6 +104,32 @@ static void test_ordering(uint32_t shift)
     }
 }
 
+/* Writes that ask for no completion, then one flush: once it completes,
+ * every byte is at the target (checked by reading it back). */
+static void test_flush(uint32_t shift)
+{
+    uint32_t me = emunic_rank(), n = emunic_size();
+    uint32_t to = (me + shift) % n;
+    const uint64_t size = 1u << 20;
+    for (int c = 0; c < 2; c++) {
+        fill(src[c], me, 77, size);
+        CHECK(emunic_barrier() == 0, "barrier");
+        for (uint64_t off = 0; off < size; off += size / 8)
+            CHECK(emunic_write(to, peers[to].key[c], peers[to].dst[c] + off, src[c] + off, size / 8, 0, 0, 0) == 0, "post");
+        uint64_t f = cookie();
+        CHECK(emunic_flush(to, f) == 0, "flush");
+        CHECK(wait_done(f, EMU_DONE_REMOTE) == 0, "flush status");
+        char *back = malloc(size);
+        uint64_t r = cookie();
+        CHECK(emunic_read(to, peers[to].key[c], peers[to].dst[c], back, size, EMU_F_REMOTE_CQ, r) == 0, "post");
+        CHECK(wait_done(r, EMU_DONE_REMOTE) == 0, "read back");
+        check_bytes(back, me, 77, size, "flushed data");
+        free(back);
+        CHECK(emunic_barrier() == 0, "barrier");
+    }
+    CHECK(emunic_flush(n, 1) == -EINVAL, "flush to a rank that does not exist");
+}
+
 int main(void)
 {
     itest_init();
@@ -139,8 +165,9 @@ int main(void)
                     test_read(shifts[s], sizes[i], sc, dc);
                 }
         test_ordering(shifts[s]);
+        test_flush(shifts[s]);
         if (me == 0)
-            printf("rdma: shift %u: write/read 0 B..16 MiB heap/private, ordering: ok\n", shifts[s]);
+            printf("rdma: shift %u: write/read 0 B..16 MiB heap/private, ordering, flush: ok\n", shifts[s]);
     }
     CHECK(emunic_barrier() == 0, "barrier");
     free(peers);

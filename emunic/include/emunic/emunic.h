@@ -65,6 +65,11 @@ int emunic_atomic(uint32_t dst, uint32_t key, uint64_t raddr, unsigned aop,
                   const void *operand2, void *fetch, unsigned flags,
                   uint64_t cookie);
 
+/* Flush: completes (EMU_CQ_DONE, EMU_DONE_REMOTE, cookie) once every
+ * ordered operation this rank posted to dst before it has been applied at
+ * dst, whatever completions those asked for. One round trip, no data. */
+int emunic_flush(uint32_t dst, uint64_t cookie);
+
 /* Active messages. The target sees an EMU_CQ_AM entry: msg.imm = handler,
  * data[0..hlen) = header, then the payload if it fit inline
  * (msg.dlen == hlen + len); otherwise the payload waits at the source until

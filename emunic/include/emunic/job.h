@@ -85,8 +85,9 @@ void emu_job_params_default(struct emu_job_params *p);
 size_t emu_job_size(const struct emu_job_params *p);
 
 /* Launcher: create, size, reserve and lay out the job segment. efds[node]
- * are the daemons' eventfd doorbells. Returns 0 or -errno (-ENOSPC when the
- * shm dir is full). */
+ * are the daemons' eventfd doorbells. Returns 0 or -errno: -EINVAL for
+ * parameters outside the limits above (slot counts must be powers of two
+ * in [2, 2^20]), -ENOSPC when the shm dir is full. */
 int emu_job_create(struct emu_job *j, const char *jobid,
                    const struct emu_job_params *p, const int *efds);
 /* Ranks, daemons, tools: map and validate. Returns 0 or -errno (-EPROTO for

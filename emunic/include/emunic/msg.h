@@ -15,7 +15,7 @@
 
 /* Operations (commands and wire requests). */
 enum emu_op {
-    EMU_OP_NOP = 0,
+    EMU_OP_NOP = 0,      /* ordered no-op: completes after earlier ops */
     EMU_OP_WRITE,        /* initiator laddr|inline -> target raddr */
     EMU_OP_READ,         /* target raddr -> initiator laddr */
     EMU_OP_ATOMIC,       /* target raddr op= operand */
