@@ -1,0 +1,84 @@
+/* The job's shared memory and doorbells: made once here, and removed on
+ * every way out of the launcher. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "emunic/shm.h"
+#include "emunic/waiter.h"
+#include "launcher.h"
+#include "msg.h"
+
+static int make_doorbells(struct launcher *L)
+{
+    uint32_t n = L->o->nnodes;
+    L->efds = malloc(n * sizeof *L->efds);
+    if (!L->efds) {
+        msg("out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        L->efds[i] = -1;
+    for (uint32_t i = 0; i < n; i++) {
+        /* Blocking and inherited on purpose: every daemon waits on its own
+         * through io_uring and rings its peers'; ranks keep their node's. */
+        L->efds[i] = eventfd(0, 0);
+        if (L->efds[i] < 0) {
+            msg("cannot create the doorbell of node %u: %s", i,
+                strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int jobshm_create(struct launcher *L)
+{
+    const struct opts *o = L->o;
+    emu_jobid_new(L->jobid, sizeof L->jobid);
+    if (make_doorbells(L) < 0)
+        return 1;
+
+    struct emu_job_params p;
+    emu_job_params_default(&p);
+    p.nnodes = o->nnodes;
+    p.ranks_per_node = o->rpn;
+    if (o->heap)
+        p.heap_size = o->heap;
+    snprintf(p.nic, sizeof p.nic, "%s", o->nic);
+
+    L->t_created = emu_now_ns();
+    int rc = emu_job_create(&L->job, L->jobid, &p, L->efds);
+    if (rc == -ENOSPC) {
+        msg("no space in %s for the job: it needs %.1f MiB of shared memory",
+            emu_shm_dir(), (double)emu_job_size(&p) / (1 << 20));
+        return 2;
+    }
+    if (rc < 0) {
+        msg("cannot create the job's shared memory in %s: %s", emu_shm_dir(),
+            strerror(-rc));
+        return 2;
+    }
+    L->job_made = true;
+    L->job.hdr->launcher_pid = (int32_t)getpid();
+    if (o->verbose)
+        report_plan(L, emu_job_size(&p));
+    return 0;
+}
+
+void jobshm_destroy(struct launcher *L)
+{
+    if (L->job_made)
+        emu_job_detach(&L->job);
+    L->job_made = false;
+    for (uint32_t i = 0; L->efds && i < L->o->nnodes; i++)
+        if (L->efds[i] >= 0)
+            close(L->efds[i]);
+    free(L->efds);
+    L->efds = NULL;
+    /* also when create failed half-way: nothing of the job may remain */
+    if (L->jobid[0])
+        emu_shm_unlink_job(L->jobid);
+}

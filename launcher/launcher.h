@@ -1,0 +1,84 @@
+/* State of one emunic-run job and the steps that act on it. Phases:
+ * STARTING (daemons come up) -> RUNNING (ranks run) -> STOPPING (ranks are
+ * done, daemons get SIGTERM), or TEARDOWN from any of them on a failure,
+ * signal or timeout. The job ends when every child has been reaped. */
+#ifndef EMUNIC_RUN_LAUNCHER_H
+#define EMUNIC_RUN_LAUNCHER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bind.h"
+#include "emunic/job.h"
+#include "opts.h"
+#include "procs.h"
+#include "relay.h"
+#include "stdin_fwd.h"
+
+enum phase { PH_STARTING, PH_RUNNING, PH_STOPPING, PH_TEARDOWN };
+
+/* How long daemons may take to set their ready flag. */
+#define READY_LIMIT_S 10
+
+struct launcher {
+    const struct opts *o;
+    uint32_t nranks;
+    struct bind_plan bind;
+    char nicd[4096];           /* NIC daemon binary */
+    char jobid[EMU_JOBID_MAX];
+    bool job_made;
+    struct emu_job job;
+    int *efds;                 /* one eventfd doorbell per node */
+    pid_t self;
+    pid_t pgid;                /* the job's process group, 0 until made */
+    struct procs procs;
+    struct relay relay;
+    struct stdin_fwd *fwd;
+    int epfd, sigfd, tfd_timeout, tfd_grace, tfd_tick;
+    sigset_t sigs;             /* what the signalfd takes */
+    bool hup_ignored;          /* started under nohup: leave SIGHUP be */
+    enum phase phase;
+    int kills_sent;            /* 0: SIGTERM only, 1: SIGKILL too */
+    bool gave_up;
+    int signals_seen;
+    int64_t t_created, t_launched, ready_deadline, tick_ns;
+    int forced;                /* exit code of a signal/timeout, or -1 */
+    int first_failure;         /* exit code of the first failure, or -1 */
+};
+
+/* main flow (run.c) */
+int job_run(const struct opts *o);
+
+/* preflight.c: checks that need no job, then the fd limit */
+int preflight(struct launcher *L);
+void signals_take(struct launcher *L);
+
+/* jobshm.c */
+int jobshm_create(struct launcher *L);
+void jobshm_destroy(struct launcher *L);
+
+/* spawn.c: return 0, or -1 after a message */
+int spawn_daemon(struct launcher *L, uint32_t node);
+int spawn_rank(struct launcher *L, uint32_t rank);
+
+/* supervise.c: reactions to events */
+void sv_reap(struct launcher *L);
+void sv_signal(struct launcher *L, int sig);
+void sv_timeout(struct launcher *L);
+void sv_tick(struct launcher *L);
+void sv_start_failed(struct launcher *L);
+
+/* teardown.c */
+void td_begin(struct launcher *L, int forced);
+void td_stop_daemons(struct launcher *L);
+void td_grace_expired(struct launcher *L);
+void td_sweep(struct launcher *L);
+
+/* report.c: -v output */
+void report_plan(const struct launcher *L, uint64_t shm_bytes);
+void report_started(const struct launcher *L);
+void report_end(const struct launcher *L);
+
+#endif

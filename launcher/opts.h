@@ -1,0 +1,40 @@
+/* Command line of emunic-run: parsing and every check that can be made
+ * before the job creates anything. */
+#ifndef EMUNIC_RUN_OPTS_H
+#define EMUNIC_RUN_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum run_mode { MODE_RUN, MODE_INFO, MODE_CLEANUP, MODE_HELP, MODE_VERSION };
+enum bind_kind { BIND_NONE, BIND_CORE, BIND_NUMA };
+
+struct opts {
+    enum run_mode mode;
+    uint32_t nnodes;
+    uint32_t rpn;          /* ranks per node */
+    char nic[16];
+    enum bind_kind bind;
+    double timeout_s;      /* 0: no timeout */
+    uint64_t heap;         /* per rank; 0: the core's default */
+    bool keep_going;
+    bool no_prefix;
+    int verbose;
+    char *prog_path;       /* the program, resolved as execvp would */
+    char **argv;           /* its argv (points into main's argv) */
+};
+
+/* Returns 0, or 2 after one "emunic-run: ..." line on stderr. */
+int opts_parse(struct opts *o, int argc, char **argv);
+void opts_free(struct opts *o);
+
+const char *bind_kind_name(enum bind_kind k);
+
+void usage_print(FILE *f);
+
+/* Find name the way execvp does (PATH search unless it has a '/').
+ * Returns 0 with a malloc'd path, or 2 after one line on stderr. */
+int prog_resolve(const char *name, char **path);
+
+#endif
