@@ -45,7 +45,7 @@ check: check-fast check-asan check-tsan
 	@echo "emunic: all test suites passed (plain, ASan+UBSan, TSan)"
 
 bench: build
-	bench/run_core.sh $(BUILD)
+	bench/run_core.sh -b $(BUILD)
 
 clean:
 	rm -rf $(BUILD) build-asan build-tsan
