@@ -269,6 +269,7 @@ int emunic_barrier(void)
     int64_t start = emu_now_ns();
     while (atomic_load(&h->bar_gen) == gen) {
         if (emu_now_ns() - start < CL.poll_ns) {
+            atomic_fetch_add_explicit(&CL.me->cq_waiter.yields, 1, memory_order_relaxed);
             sched_yield();
             continue;
         }

@@ -316,6 +316,7 @@ static int idle_step(bool (*has_work)(void *), int64_t *idle_since, int64_t dead
     if (deadline >= 0 && now >= deadline)
         return -ETIMEDOUT;
     if (now - *idle_since < CL.poll_ns) {
+        atomic_fetch_add_explicit(&CL.me->cq_waiter.yields, 1, memory_order_relaxed);
         sched_yield();
         return 0;
     }

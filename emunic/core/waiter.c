@@ -83,8 +83,11 @@ int64_t emu_poll_budget_ns(unsigned procs_on_host)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores < 1)
         cores = 1;
-    int64_t budget = 200000; /* 200 us while every poller has a core */
-    if (procs_on_host > (unsigned)cores)
-        budget = budget * cores / procs_on_host;
-    return budget < 20000 ? 20000 : budget;
+    /* The awaited work needs CPU time that the other processes share, so
+     * the expected wait grows with oversubscription; a yield hands the CPU
+     * over for ~1 us, a sleep plus wake costs far more (tens of us when a
+     * halted vCPU must be woken). Measured: bench/core_scale, 8x8 and 16x16. */
+    int64_t rounds = ((int64_t)procs_on_host + cores - 1) / cores;
+    int64_t budget = 200000 * (rounds < 1 ? 1 : rounds);
+    return budget > 5000000 ? 5000000 : budget;
 }

@@ -341,16 +341,23 @@ static void test_poll_budget(void **state)
     unsetenv("EMUNIC_POLL_US");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int64_t b1 = emu_poll_budget_ns(1);
-    assert_true(b1 > 0);
+    /* one process per core: 200 us */
+    assert_int_equal(b1, 200000);
+    assert_int_equal(emu_poll_budget_ns((unsigned)cores), 200000);
+    /* 200 us per round of the cores the processes need, capped at 5 ms:
+     * never shorter with more processes */
     int64_t prev = b1;
-    for (unsigned n = 2; n <= 64; n++) {
+    for (unsigned n = 2; n <= 300; n++) {
         int64_t b = emu_poll_budget_ns(n);
-        assert_true(b > 0);
-        assert_true(b <= prev); /* never longer with more processes */
+        int64_t rounds = ((int64_t)n + cores - 1) / cores;
+        int64_t want = 200000 * rounds > 5000000 ? 5000000 : 200000 * rounds;
+        assert_int_equal(b, want);
+        assert_true(b >= prev);
         prev = b;
     }
     if (cores < 20)
-        assert_true(emu_poll_budget_ns(20) < b1);
+        assert_true(emu_poll_budget_ns(20) > b1);
+    assert_int_equal(emu_poll_budget_ns(100000), 5000000);
     setenv("EMUNIC_POLL_US", "7", 1);
     assert_int_equal(emu_poll_budget_ns(1), 7000);
     assert_int_equal(emu_poll_budget_ns(50), 7000);

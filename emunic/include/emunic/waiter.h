@@ -20,6 +20,7 @@ struct emu_waiter {
     _Atomic uint64_t wakeups;   /* times the consumer returned from a block */
     _Atomic uint64_t doorbells; /* times a producer had to ring */
     _Atomic uint64_t sleeps;    /* times the consumer went to block */
+    _Atomic uint64_t yields;    /* sched_yield calls while polling */
 };
 
 void emu_waiter_init(struct emu_waiter *w, int efd);
@@ -34,10 +35,11 @@ bool emu_waiter_block(struct emu_waiter *w, bool (*has_work)(void *),
                       void *arg, int64_t timeout_ns);
 
 /* Adaptive polling budget in nanoseconds: how long a consumer keeps
- * yield-polling after its last piece of work before it blocks. Shorter when
- * the host is oversubscribed (more runnable processes than cores), where a
- * poller only steals time from the process it waits for. EMUNIC_POLL_US
- * overrides. */
+ * yield-polling after its last piece of work before it blocks: 200 us per
+ * round of the host's cores the job's processes need (200 us when each has
+ * a core), at most 5 ms. Longer when oversubscribed, because the awaited
+ * work then waits its turn too, and a sched_yield is far cheaper than a
+ * sleep and a wake-up. EMUNIC_POLL_US overrides. */
 int64_t emu_poll_budget_ns(unsigned procs_on_host);
 
 int64_t emu_now_ns(void); /* CLOCK_MONOTONIC */
