@@ -141,7 +141,7 @@ int emunic_atomic(uint32_t dst, uint32_t key, uint64_t raddr, unsigned aop,
     m.cookie = cookie;
     m.aux = (uint64_t)(uintptr_t)fetch;
     size_t es = emu_dtype_size(dtype);
-    if (!emu_aop_valid(aop, dtype) || !len || len % es)
+    if (!emu_aop_valid(aop, dtype) || !len || len % es || len > EMU_ATOMIC_MAX)
         return -EINVAL;
     if (emu_aop_is_swap(aop)) {
         if (len != es || (aop != EMU_AOP_SWAP && !operand2))

@@ -4,9 +4,6 @@
 
 #include "emunic/atomic_op.h"
 
-/* Largest element vector one atomic command may carry by reference. */
-#define EMU_ATOMIC_MAX (1u << 20)
-
 static int check_atomic(const struct emu_msg *m)
 {
     if (!emu_aop_valid(m->aop, m->dtype))

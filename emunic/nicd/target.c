@@ -61,8 +61,8 @@ static int do_atomic(struct emu_nic *nic, const struct emu_msg *m)
             return st;
         operand = opbuf;
     }
-    /* the bounce buffer is 2 MiB: operand in the first half, the target and
-     * fetch copies share the second (atomics are at most 1 MiB) */
+    /* the bounce buffer is 2 MiB: operand in the first half, a copy of a
+     * private target in the second (atomics are at most 1 MiB) */
     char *target = xfer_heap_ptr(nic, m->dst, m->raddr, m->len);
     if (!target) {
         tbuf = nic->bounce + (1u << 20);
@@ -71,14 +71,15 @@ static int do_atomic(struct emu_nic *nic, const struct emu_msg *m)
             return st;
         target = tbuf;
     }
+    /* The old value is in our memory now (heap mapping or tbuf): small
+     * fetches keep a copy on the stack, large ones go out before applying.
+     * Never through emu_nic_copy: its private-to-private bounce is the
+     * buffer holding the operand. */
     char fetch_small[EMU_INLINE_MAX];
-    if (m->op == EMU_OP_FETCH_ATOMIC)
-        fbuf = m->len <= sizeof fetch_small ? fetch_small : NULL;
-    int big_fetch = m->op == EMU_OP_FETCH_ATOMIC && !fbuf;
-    if (big_fetch) {
-        /* no room left in bounce: send the old value before applying */
-        st = emu_nic_copy(nic, m->src, m->aux, m->dst, m->raddr, m->len);
-        if (st != EMU_OK)
+    if (m->op == EMU_OP_FETCH_ATOMIC) {
+        if (m->len <= sizeof fetch_small)
+            fbuf = fetch_small;
+        else if ((st = emu_nic_copy_in(nic, m->src, m->aux, target, m->len)) != EMU_OK)
             return st;
     }
     if (emu_atomic_apply(m->aop, m->dtype, target, operand, m->operand, m->len, fbuf) != 0)

@@ -176,10 +176,11 @@ int main(void)
         test_long(to, from, 4096, 4096, 1);
         test_long(to, from, 1u << 20, 1u << 20, 0);
         test_long(to, from, 4u << 20, 4u << 20, 1);
+        test_long(to, from, 16u << 20, 16u << 20, 0);
         test_long(to, from, 100000, 5000, 0); /* truncated */
         test_notify(to, from, cells, cell);
         if (me == 0)
-            printf("am: shift %u: short, long (4 KiB..4 MiB, truncated), notify: ok\n", sh);
+            printf("am: shift %u: short, long (4 KiB..16 MiB, truncated), notify: ok\n", sh);
     }
     test_module();
     free(cells);

@@ -143,11 +143,49 @@ static void hammer(struct peer *peers)
     CHECK(emunic_barrier() == 0, "barrier");
 }
 
+/* Vectors too long to travel inline: the target NIC reads the operand
+ * from the initiator's memory and, for fetches over 144 bytes, sends the
+ * old contents back before applying. Up to the 1 MiB limit. */
+static void big_vectors(struct peer *peers, char *area[2])
+{
+    uint32_t me = emunic_rank(), n = emunic_size();
+    uint32_t to = (me + n / 2) % n, from = (me + n - n / 2) % n;
+    static const size_t lens[] = {152, 4096, EMU_ATOMIC_MAX};
+    for (int cls = 0; cls < 2; cls++)
+        for (size_t li = 0; li < 3; li++) {
+            size_t len = lens[li], cnt = len / 8;
+            int64_t *tgt = (int64_t *)area[cls], *op = malloc(len), *fetched = malloc(len);
+            for (size_t i = 0; i < cnt; i++) {
+                tgt[i] = (int64_t)(i * 3 + me);
+                op[i] = (int64_t)(i + 1) * (cls ? -1 : 1);
+            }
+            CHECK(emunic_barrier() == 0, "barrier");
+            uint64_t c = cookie();
+            CHECK(emunic_atomic(to, peers[to].key[cls], peers[to].area[cls], EMU_AOP_SUM, EMU_INT64, op, len, NULL,
+                                fetched, EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ, c) == 0, "post");
+            CHECK(wait_done(c, EMU_DONE_LOCAL | EMU_DONE_REMOTE) == 0, "fetch-add of %zu bytes", len);
+            for (size_t i = 0; i < cnt; i++)
+                CHECK(fetched[i] == (int64_t)(i * 3 + to), "fetched element %zu of %zu", i, cnt);
+            CHECK(emunic_barrier() == 0, "barrier");
+            for (size_t i = 0; i < cnt; i++)
+                CHECK(tgt[i] == (int64_t)(i * 3 + me) + (int64_t)(i + 1) * (cls ? -1 : 1),
+                      "element %zu of a %zu-byte vector (%s memory) from rank %u: %lld", i, len, cls ? "private" : "heap", from, (long long)tgt[i]);
+            CHECK(emunic_barrier() == 0, "barrier");
+            free(op);
+            free(fetched);
+        }
+    int64_t x = 0;
+    CHECK(emunic_atomic(to, EMU_KEY_HEAP, 0, EMU_AOP_SUM, EMU_INT64, &x, EMU_ATOMIC_MAX + 8, NULL, NULL, 0, 0) == -EINVAL,
+          "over the atomic limit");
+    if (me == 0)
+        printf("atomic: vectors of 152 B, 4 KiB and 1 MiB by reference with fetch: ok\n");
+}
+
 int main(void)
 {
     itest_init();
     uint32_t n = emunic_size();
-    size_t bytes = 2 * NSLOT * SLOT;
+    size_t bytes = 2 * NSLOT * SLOT > EMU_ATOMIC_MAX ? 2 * NSLOT * SLOT : EMU_ATOMIC_MAX;
     char *area[2] = {emunic_malloc(bytes), aligned_alloc(64, bytes)};
     CHECK(area[0] && area[1], "alloc");
     int64_t k = emunic_expose(area[1], bytes, EMU_PERM_ALL);
@@ -161,6 +199,7 @@ int main(void)
         for (int cls = 0; cls < 2; cls++)
             run(n > 1 ? shifts[s] : 0, cls, peers, area);
     hammer(peers);
+    big_vectors(peers, area);
     free(peers);
     free(area[1]);
     if (emunic_rank() == 0)

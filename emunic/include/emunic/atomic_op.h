@@ -7,6 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Longest element vector one atomic operation may carry. */
+#define EMU_ATOMIC_MAX (1u << 20)
+
 enum emu_aop {
     EMU_AOP_MIN = 0,
     EMU_AOP_MAX,
