@@ -65,8 +65,12 @@ void sv_reap(struct launcher *L)
             relay_drain(&L->relay, (uint32_t)p->out);
         if (p->err >= 0)
             relay_drain(&L->relay, (uint32_t)p->err);
-        if (p->kind == PROC_RANK)
+        if (p->kind == PROC_RANK) {
+            /* NICs refuse work for a rank that is gone (EMU_E_DEAD) */
+            if (L->job_made)
+                atomic_store(&L->job.ranks[p->idx].state, EMU_RANK_DONE);
             rank_ended(L, p, st);
+        }
         else
             daemon_ended(L, p, st);
     }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,10 @@ int nic_run(struct emu_nic *nic)
         }
         EMU_CTR_ADD(nic->ctr, sleeps, 1);
         idle_wait(nic->idle, nic->backlog_total ? 1000000 : 200000000);
+        /* normally the launcher's death signals us; this covers the race
+         * where it died before we asked for that signal */
+        if (kill(nic->job.hdr->launcher_pid, 0) != 0 && errno == ESRCH)
+            nic->stop = 1;
         atomic_store(&nic->doorbell->sleeping, 0);
         EMU_CTR_ADD(nic->ctr, wakeups, 1);
         atomic_fetch_add_explicit(&nic->doorbell->wakeups, 1, memory_order_relaxed);

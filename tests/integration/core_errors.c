@@ -6,6 +6,7 @@
 
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "emunic/job.h"
 
@@ -175,6 +176,24 @@ int main(void)
     free(ro);
     if (me == 0)
         printf("errors: 600 garbage commands per rank rejected and counted, NIC still serving: ok\n");
+    /* the last rank leaves; its memory stops being a target (EMU_E_DEAD) */
+    CHECK(emunic_barrier() == 0, "barrier");
+    if (n > 1 && me == n - 1) {
+        emunic_finalize();
+        return 0;
+    }
+    if (n > 1 && me == 0) {
+        int st = 0;
+        for (int tries = 0; tries < 10000 && st != EMU_E_DEAD; tries++) {
+            c = cookie();
+            st = post_wait(emunic_write(n - 1, EMU_KEY_HEAP, emunic_heap_addr(n - 1), data, 8, EMU_F_REMOTE_CQ, c, 0), c);
+            CHECK(st == 0 || st == EMU_E_DEAD, "write to a leaving rank: %d", st);
+            if (st == 0)
+                usleep(1000);
+        }
+        CHECK(st == EMU_E_DEAD, "rank %u left but its memory is still a target", n - 1);
+        printf("errors: operations on a rank that has ended fail with EMU_E_DEAD: ok\n");
+    }
     emunic_finalize();
     return 0;
 }
