@@ -70,11 +70,7 @@ static void print_plan(const struct opts *o, const struct bind_plan *b)
                    where);
     }
     struct emu_job_params p;
-    emu_job_params_default(&p);
-    p.nnodes = o->nnodes;
-    p.ranks_per_node = o->rpn;
-    if (o->heap)
-        p.heap_size = o->heap;
+    opts_job_params(o, &p);
     struct statvfs sv;
     printf("shared memory: %.1f MiB in %s", (double)emu_job_size(&p) / (1 << 20),
            emu_shm_dir());

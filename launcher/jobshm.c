@@ -42,12 +42,7 @@ int jobshm_create(struct launcher *L)
         return 1;
 
     struct emu_job_params p;
-    emu_job_params_default(&p);
-    p.nnodes = o->nnodes;
-    p.ranks_per_node = o->rpn;
-    if (o->heap)
-        p.heap_size = o->heap;
-    snprintf(p.nic, sizeof p.nic, "%s", o->nic);
+    opts_job_params(o, &p);
 
     L->t_created = emu_now_ns();
     int rc = emu_job_create(&L->job, L->jobid, &p, L->efds);

@@ -251,3 +251,13 @@ void opts_free(struct opts *o)
     free(o->prog_path);
     o->prog_path = NULL;
 }
+
+void opts_job_params(const struct opts *o, struct emu_job_params *p)
+{
+    emu_job_params_default(p);
+    p->nnodes = o->nnodes;
+    p->ranks_per_node = o->rpn;
+    if (o->heap)
+        p->heap_size = o->heap;
+    snprintf(p->nic, sizeof p->nic, "%s", o->nic);
+}

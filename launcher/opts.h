@@ -28,6 +28,10 @@ struct opts {
 /* Returns 0, or 2 after one "emunic-run: ..." line on stderr. */
 int opts_parse(struct opts *o, int argc, char **argv);
 void opts_free(struct opts *o);
+/* The job parameters these options ask for (what --info reports and what
+ * the job is created with must be the same). */
+struct emu_job_params;
+void opts_job_params(const struct opts *o, struct emu_job_params *p);
 
 const char *bind_kind_name(enum bind_kind k);
 
