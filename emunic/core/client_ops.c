@@ -310,7 +310,7 @@ static bool cq_has_work(void *arg)
 
 /* One step of "poll briefly, then sleep". Returns -EPIPE if the job is
  * going away, -ETIMEDOUT past the deadline, 0 to poll again. */
-static int idle_step(bool (*has_work)(void *), int64_t *idle_since, int64_t deadline)
+static int idle_step(bool (*has_work)(void *), void *arg, int64_t *idle_since, int64_t deadline)
 {
     int64_t now = emu_now_ns();
     if (deadline >= 0 && now >= deadline)
@@ -323,7 +323,7 @@ static int idle_step(bool (*has_work)(void *), int64_t *idle_since, int64_t dead
     int64_t slice = 100000000; /* re-check liveness every 100 ms */
     if (deadline >= 0 && deadline - now < slice)
         slice = deadline - now;
-    emu_waiter_block(&CL.me->cq_waiter, has_work, NULL, slice);
+    emu_waiter_block(&CL.me->cq_waiter, has_work, arg, slice);
     *idle_since = emu_now_ns();
     return emu_client_dead() ? -EPIPE : 0;
 }
@@ -338,9 +338,38 @@ int emunic_wait(struct emu_msg *out, int max, int64_t timeout_ns)
         int n = emunic_poll(out, max);
         if (n != 0 || atomic_load_explicit(&handled, memory_order_relaxed) != h0)
             return n;
-        int r = idle_step(cq_has_work, &idle, deadline);
+        int r = idle_step(cq_has_work, NULL, &idle, deadline);
         if (r == -ETIMEDOUT)
             return 0;
+        if (r)
+            return r;
+    }
+}
+
+struct until {
+    int (*cond)(void *);
+    void *arg;
+};
+
+static bool until_holds(void *p)
+{
+    struct until *u = p;
+    return u->cond(u->arg) != 0;
+}
+
+int emunic_wait_until(int (*cond)(void *), void *arg, int64_t timeout_ns)
+{
+    if (!CL.refs || !cond)
+        return -EINVAL;
+    int64_t idle = emu_now_ns();
+    int64_t deadline = timeout_ns < 0 ? -1 : idle + timeout_ns;
+    struct until u = {cond, arg};
+    for (;;) {
+        if (cond(arg))
+            return 1;
+        int r = idle_step(until_holds, &u, &idle, deadline);
+        if (r == -ETIMEDOUT)
+            return cond(arg) ? 1 : 0;
         if (r)
             return r;
     }
@@ -378,7 +407,7 @@ int emunic_wait_cookie(uint64_t cookie, struct emu_msg *out)
         if (stashed)
             emu_waiter_notify(&CL.me->cq_waiter);
         /* stashed entries are not ours: sleep on the queue only */
-        r = idle_step(ring_has_work, &idle, -1);
+        r = idle_step(ring_has_work, NULL, &idle, -1);
         if (r)
             return r;
     }

@@ -66,6 +66,19 @@ static void mq_clear(struct mq *q)
 /* ---- services used by target.c and modules ---- */
 
 uint32_t emu_nic_node(const struct emu_nic *nic) { return nic->node; }
+uint32_t emu_nic_first_rank(const struct emu_nic *nic) { return nic->first; }
+uint32_t emu_nic_nlocal(const struct emu_nic *nic) { return nic->nlocal; }
+
+void *emu_nic_rank_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len)
+{
+    return xfer_heap_ptr(nic, rank, addr, len);
+}
+
+void emu_nic_wake(struct emu_nic *nic, uint32_t rank)
+{
+    if (rank < nic->nranks)
+        emu_waiter_notify(&nic->job.ranks[rank].cq_waiter);
+}
 uint32_t emu_nic_nranks(const struct emu_nic *nic) { return nic->nranks; }
 struct emu_nic_counters *emu_nic_counters(struct emu_nic *nic) { return nic->ctr; }
 

@@ -6,9 +6,11 @@
 #include <string.h>
 
 extern const struct emu_module emu_selftest_module;
+extern const struct emu_module emu_portals_module;
 
 static const struct emu_module *const modules[] = {
     &emu_selftest_module,
+    &emu_portals_module,
 };
 
 #define NMOD (sizeof modules / sizeof modules[0])

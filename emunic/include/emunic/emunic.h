@@ -103,6 +103,14 @@ int emunic_wait(struct emu_msg *out, int max, int64_t timeout_ns);
  * later emunic_poll calls. Returns its status (>= 0) or -EPIPE. */
 int emunic_wait_cookie(uint64_t cookie, struct emu_msg *out);
 
+/* Wait until cond(arg) holds, the way every emunic wait does: poll with
+ * sched_yield for the poll budget, then sleep on this rank's doorbell,
+ * which the NIC rings after it writes anything for this rank (completions,
+ * or a personality's events and counters in rank memory). Returns 1 when
+ * cond held, 0 on timeout (timeout_ns < 0: none), -EPIPE when the NIC or
+ * job is gone. cond must be cheap and may be called from any thread. */
+int emunic_wait_until(int (*cond)(void *), void *arg, int64_t timeout_ns);
+
 /* Job-wide barrier through shared memory (not through the NIC). */
 int emunic_barrier(void);
 

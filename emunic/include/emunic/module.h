@@ -41,9 +41,24 @@ int emu_nic_copy_in(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
                     const void *src, uint64_t len);
 int emu_nic_copy_out(struct emu_nic *nic, void *dst, uint32_t srank,
                      uint64_t saddr, uint64_t len);
+/* The NIC's atomic unit: apply m->aop/m->dtype to (m->dst, m->raddr,
+ * m->len) with the operand inline (EMU_F_INLINE, m->data) or at
+ * (m->src, m->laddr) and the compare value or mask in m->operand; with
+ * fetch, the old contents go to (m->src, m->aux). The caller has checked
+ * that the target range may be touched. Returns an emu_status. */
+int emu_nic_atomic(struct emu_nic *nic, const struct emu_msg *m, int fetch);
 /* Region check on rank's table (see region.h). */
 int emu_nic_check(struct emu_nic *nic, uint32_t rank, uint32_t key,
                   uint64_t addr, uint64_t len, uint32_t need);
+/* Daemon pointer to [addr, addr+len) in rank's registered heap, or NULL
+ * if the range is not entirely inside it. For objects a personality keeps
+ * in rank memory and the NIC updates in place (event queues, counters). */
+void *emu_nic_rank_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len);
+/* Ring rank's doorbell after updating its memory (cheap when it is awake). */
+void emu_nic_wake(struct emu_nic *nic, uint32_t rank);
+/* This NIC's ranks are first .. first + nlocal - 1. */
+uint32_t emu_nic_first_rank(const struct emu_nic *nic);
+uint32_t emu_nic_nlocal(const struct emu_nic *nic);
 uint32_t emu_nic_node(const struct emu_nic *nic);
 uint32_t emu_nic_node_of(const struct emu_nic *nic, uint32_t rank);
 uint32_t emu_nic_nranks(const struct emu_nic *nic);

@@ -1,0 +1,275 @@
+/* Library and network-interface calls: start-up, identity, the logical
+ * map, limits and status. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "state.h"
+
+static const ptl_ni_limits_t limits = {
+    .max_entries = PTLX_MAX_LE,
+    .max_unexpected_headers = 0, /* no overflow list in this slice */
+    .max_mds = PTLX_MAX_MD,
+    .max_cts = PL_MAX_CT,
+    .max_eqs = PL_MAX_EQ,
+    .max_pt_index = PTLX_MAX_PT - 1,
+    .max_iovecs = 0,
+    .max_list_size = PTLX_MAX_LE,
+    .max_triggered_ops = 0,
+    .max_msg_size = PTL_SIZE_MAX,
+    .max_atomic_size = EMU_ATOMIC_MAX,
+    .max_fetch_atomic_size = EMU_ATOMIC_MAX,
+    .max_waw_ordered_size = PTL_SIZE_MAX, /* ordered unless PTL_MD_UNORDERED */
+    .max_war_ordered_size = PTL_SIZE_MAX,
+    .max_volatile_size = EMU_INLINE_MAX,
+    .features = PTL_TOTAL_DATA_ORDERING | PTL_COHERENT_ATOMICS,
+};
+
+int PtlInit(void)
+{
+    pthread_mutex_lock(&pl.mu);
+    int rc = PTL_OK;
+    if (pl.init_refs == 0) {
+        int e = emunic_init();
+        if (e) {
+            fprintf(stderr, "emunic portals: PtlInit: not started by emunic-run --nic portals (%s)\n", strerror(-e));
+            rc = PTL_FAIL;
+        } else if (!pl.le && !(pl.le = calloc(PTLX_MAX_LE, sizeof *pl.le))) {
+            emunic_finalize();
+            rc = PTL_NO_SPACE;
+        }
+    }
+    if (rc == PTL_OK)
+        pl.init_refs++;
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+void PtlFini(void)
+{
+    pthread_mutex_lock(&pl.mu);
+    if (pl.init_refs > 0 && --pl.init_refs == 0)
+        emunic_finalize();
+    pthread_mutex_unlock(&pl.mu);
+}
+
+void PtlAbort(void)
+{
+    atomic_store(&pl.aborted, 1);
+}
+
+static int check_options(unsigned o)
+{
+    if (o & ~PTL_NI_INIT_OPTIONS_MASK)
+        return 0;
+    int m = !!(o & PTL_NI_MATCHING) + !!(o & PTL_NI_NO_MATCHING);
+    int a = !!(o & PTL_NI_LOGICAL) + !!(o & PTL_NI_PHYSICAL);
+    return m == 1 && a == 1;
+}
+
+int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid,
+              const ptl_ni_limits_t *desired, ptl_ni_limits_t *actual,
+              ptl_handle_ni_t *ni_handle)
+{
+    (void)desired; /* every limit we have is already as large as we offer */
+    if (!pl.init_refs)
+        return PTL_NO_INIT;
+    if (!ni_handle || !check_options(options) || (iface != PTL_IFACE_DEFAULT && iface != 0))
+        return PTL_ARG_INVALID;
+    if (pid != PTL_PID_ANY && pid != emunic_rank())
+        return PTL_PID_IN_USE;
+    uint32_t i = ptlx_ni_index(options);
+    pthread_mutex_lock(&pl.mu);
+    int rc = PTL_OK;
+    if (pl.ni[i].refs == 0) {
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.hlen = ptlx_pack(0, i, 0, 0, 0);
+        rc = pl_ctl(PTLX_NI_INIT, &m, NULL);
+        if (rc == PTL_OK) {
+            pl.ni[i].gen = pl_next_gen(pl.ni[i].gen);
+            pl.ni[i].options = options;
+        }
+    }
+    if (rc == PTL_OK) {
+        pl.ni[i].refs++;
+        *ni_handle = pl_handle(PL_NI, pl.ni[i].gen, i);
+        if (actual)
+            *actual = limits;
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+int PtlNIFini(ptl_handle_ni_t ni_handle)
+{
+    pthread_mutex_lock(&pl.mu);
+    int i = pl_ni_of(ni_handle), rc = PTL_OK;
+    if (i < 0)
+        rc = PTL_ARG_INVALID;
+    else if (--pl.ni[i].refs == 0) {
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.hlen = ptlx_pack(0, (uint32_t)i, 0, 0, 0);
+        rc = pl_ctl(PTLX_NI_FINI, &m, NULL);
+        free(pl.ni[i].map);
+        pl.ni[i].map = NULL;
+        /* objects of this NI die with it */
+        for (int k = 0; k < PL_MAX_EQ; k++)
+            if (pl.eq[k].live && pl.eq[k].ni == (uint32_t)i) {
+                emunic_free(pl.eq[k].shm);
+                pl.eq[k].live = false;
+            }
+        for (int k = 0; k < PL_MAX_CT; k++)
+            if (pl.ct[k].live && pl.ct[k].ni == (uint32_t)i) {
+                emunic_free(pl.ct[k].shm);
+                pl.ct[k].live = false;
+            }
+        for (int k = 0; k < PTLX_MAX_MD; k++)
+            if (pl.md[k].live && pl.md[k].ni == (uint32_t)i)
+                pl.md[k].live = false;
+        for (int k = 0; k < PTLX_MAX_LE; k++)
+            if (pl.le[k].live && pl.le[k].ni == (uint32_t)i)
+                pl.le[k].live = false;
+        memset(pl.pt_used[i], 0, sizeof pl.pt_used[i]);
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+int PtlNIHandle(ptl_handle_any_t handle, ptl_handle_ni_t *ni_handle)
+{
+    if (!ni_handle)
+        return PTL_ARG_INVALID;
+    int ni = -1, i;
+    switch (handle >> 28) {
+    case PL_NI: ni = pl_ni_of(handle); break;
+    case PL_EQ: if ((i = pl_eq_of(handle)) >= 0) ni = (int)pl.eq[i].ni; break;
+    case PL_CT: if ((i = pl_ct_of(handle)) >= 0) ni = (int)pl.ct[i].ni; break;
+    case PL_MD: if ((i = pl_md_of(handle)) >= 0) ni = (int)pl.md[i].ni; break;
+    case PL_LE: if ((i = pl_le_of(handle)) >= 0) ni = (int)pl.le[i].ni; break;
+    }
+    if (ni < 0 || pl.ni[ni].refs == 0)
+        return PTL_ARG_INVALID;
+    *ni_handle = pl_handle(PL_NI, pl.ni[ni].gen, (uint32_t)ni);
+    return PTL_OK;
+}
+
+int PtlNIStatus(ptl_handle_ni_t ni_handle, ptl_sr_index_t status_register, ptl_sr_value_t *status)
+{
+    int i = pl_ni_of(ni_handle);
+    if (i < 0 || !status || (unsigned)status_register >= PTL_SR_LAST)
+        return PTL_ARG_INVALID;
+    struct emu_msg m;
+    memset(&m, 0, EMU_MSG_HDR_SIZE);
+    m.hlen = ptlx_pack(0, (uint32_t)i, 0, 0, 0);
+    m.raddr = status_register;
+    uint64_t v = 0;
+    int rc = pl_ctl(PTLX_NI_STATUS, &m, &v);
+    if (rc == PTL_OK)
+        *status = (ptl_sr_value_t)v;
+    return rc;
+}
+
+int PtlGetUid(ptl_handle_ni_t ni_handle, ptl_uid_t *uid)
+{
+    if (pl_ni_of(ni_handle) < 0 || !uid)
+        return PTL_ARG_INVALID;
+    *uid = (ptl_uid_t)getuid();
+    return PTL_OK;
+}
+
+static ptl_process_t phys_of(uint32_t rank)
+{
+    ptl_process_t p;
+    p.phys.nid = rank / emunic_local_size();
+    p.phys.pid = rank;
+    return p;
+}
+
+int PtlGetPhysId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
+{
+    if (pl_ni_of(ni_handle) < 0 || !id)
+        return PTL_ARG_INVALID;
+    *id = phys_of(emunic_rank());
+    return PTL_OK;
+}
+
+int PtlGetId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
+{
+    int i = pl_ni_of(ni_handle);
+    if (i < 0 || !id)
+        return PTL_ARG_INVALID;
+    if (i & 2) {
+        *id = phys_of(emunic_rank());
+        return PTL_OK;
+    }
+    uint32_t me = emunic_rank();
+    id->rank = me;
+    for (uint32_t r = 0; pl.ni[i].map && r < pl.ni[i].map_n; r++)
+        if (pl.ni[i].map[r] == me) {
+            id->rank = r;
+            break;
+        }
+    return PTL_OK;
+}
+
+int PtlGetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, ptl_process_t *mapping,
+              ptl_size_t *actual_map_size)
+{
+    int i = pl_ni_of(ni_handle);
+    if (i < 0 || (i & 2) || !actual_map_size || (map_size && !mapping))
+        return PTL_ARG_INVALID;
+    uint32_t n = emunic_size();
+    for (uint32_t r = 0; r < n && r < map_size; r++)
+        mapping[r] = phys_of(pl.ni[i].map ? pl.ni[i].map[r] : r);
+    *actual_map_size = n;
+    return PTL_OK;
+}
+
+int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_t *mapping)
+{
+    int i = pl_ni_of(ni_handle);
+    if (i < 0 || (i & 2) || !mapping || map_size == 0 || map_size > emunic_size())
+        return PTL_ARG_INVALID;
+    uint32_t *map = malloc(map_size * sizeof *map);
+    if (!map)
+        return PTL_NO_SPACE;
+    int identity = map_size == emunic_size();
+    for (ptl_size_t r = 0; r < map_size; r++) {
+        ptl_process_t p = mapping[r];
+        if (p.phys.pid >= emunic_size() || p.phys.nid != p.phys.pid / emunic_local_size()) {
+            free(map);
+            return PTL_ARG_INVALID;
+        }
+        map[r] = p.phys.pid;
+        identity &= map[r] == r;
+    }
+    pthread_mutex_lock(&pl.mu);
+    free(pl.ni[i].map);
+    pl.ni[i].map = identity ? NULL : map;
+    pl.ni[i].map_n = (uint32_t)map_size;
+    pthread_mutex_unlock(&pl.mu);
+    if (identity)
+        free(map);
+    return PTL_OK;
+}
+
+int PtlAtomicSync(void)
+{
+    /* the emulated NIC applies atomics to memory the host reads directly:
+     * nothing is cached on the NIC side */
+    return pl.init_refs ? PTL_OK : PTL_NO_INIT;
+}
+
+int PtlStartBundle(ptl_handle_ni_t ni_handle)
+{
+    /* a hint: operations are never held back, so there is nothing to open */
+    return pl_ni_of(ni_handle) < 0 ? PTL_ARG_INVALID : PTL_OK;
+}
+
+int PtlEndBundle(ptl_handle_ni_t ni_handle)
+{
+    return pl_ni_of(ni_handle) < 0 ? PTL_ARG_INVALID : PTL_OK;
+}

@@ -1,0 +1,298 @@
+/* Portal table entries, memory descriptors, list entries, event queues
+ * and counters. EQs and CTs are allocated in the registered heap, where
+ * this rank's NIC writes them. */
+#include <string.h>
+
+#include "state.h"
+
+static uint64_t addr_of(const void *p) { return (uint64_t)(uintptr_t)p; }
+
+/* ---- portal table ---- */
+
+int PtlPTAlloc(ptl_handle_ni_t ni_handle, unsigned int options, ptl_handle_eq_t eq_handle,
+               ptl_pt_index_t pt_index_req, ptl_pt_index_t *pt_index)
+{
+    int ni = pl_ni_of(ni_handle);
+    if (ni < 0 || !pt_index || (options & ~PTL_PT_ALLOC_OPTIONS_MASK))
+        return PTL_ARG_INVALID;
+    if (options & PTL_PT_FLOWCTRL)
+        return pl_unsupported("PtlPTAlloc", "flow control (PTL_PT_FLOWCTRL)");
+    int eq = -1;
+    if (eq_handle != PTL_EQ_NONE && (eq = pl_eq_of(eq_handle)) < 0)
+        return PTL_ARG_INVALID;
+    if (pt_index_req != PTL_PT_ANY && pt_index_req >= PTLX_MAX_PT)
+        return PTL_ARG_INVALID;
+    pthread_mutex_lock(&pl.mu);
+    uint32_t idx = pt_index_req;
+    int rc = PTL_OK;
+    if (pt_index_req == PTL_PT_ANY) {
+        for (idx = 0; idx < PTLX_MAX_PT && pl.pt_used[ni][idx]; idx++)
+            ;
+        if (idx == PTLX_MAX_PT)
+            rc = PTL_PT_FULL;
+    } else if (pl.pt_used[ni][idx]) {
+        rc = PTL_PT_IN_USE;
+    }
+    if (rc == PTL_OK) {
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.hlen = ptlx_pack(idx, (uint32_t)ni, 0, 0, 0);
+        m.raddr = eq >= 0 ? addr_of(pl.eq[eq].shm) : 0;
+        m.len = options;
+        rc = pl_ctl(PTLX_PT_ALLOC, &m, NULL);
+        if (rc == PTL_OK) {
+            pl.pt_used[ni][idx] = true;
+            *pt_index = idx;
+        }
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+static int pt_ctl(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt, uint32_t kind)
+{
+    int ni = pl_ni_of(ni_handle);
+    if (ni < 0 || pt >= PTLX_MAX_PT || !pl.pt_used[ni][pt])
+        return PTL_ARG_INVALID;
+    struct emu_msg m;
+    memset(&m, 0, EMU_MSG_HDR_SIZE);
+    m.hlen = ptlx_pack(pt, (uint32_t)ni, 0, 0, 0);
+    return pl_ctl(kind, &m, NULL);
+}
+
+int PtlPTFree(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
+{
+    /* the NIC owns the lists (use-once entries leave them on their own),
+     * so it is the one to answer PTL_PT_IN_USE */
+    int ni = pl_ni_of(ni_handle);
+    pthread_mutex_lock(&pl.mu);
+    int rc = pt_ctl(ni_handle, pt_index, PTLX_PT_FREE);
+    if (rc == PTL_OK)
+        pl.pt_used[ni][pt_index] = false;
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+int PtlPTDisable(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
+{
+    return pt_ctl(ni_handle, pt_index, PTLX_PT_DISABLE);
+}
+
+int PtlPTEnable(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
+{
+    return pt_ctl(ni_handle, pt_index, PTLX_PT_ENABLE);
+}
+
+/* ---- memory descriptors ---- */
+
+int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md_handle)
+{
+    int ni = pl_ni_of(ni_handle);
+    if (ni < 0 || !md || !md_handle || (md->options & ~PTL_MD_OPTIONS_MASK))
+        return PTL_ARG_INVALID;
+    if (md->options & PTL_IOVEC)
+        return pl_unsupported("PtlMDBind", "iovec memory descriptors (PTL_IOVEC)");
+    int eq = -1, ct = -1;
+    if ((md->eq_handle != PTL_EQ_NONE && (eq = pl_eq_of(md->eq_handle)) < 0) ||
+        (md->ct_handle != PTL_CT_NONE && (ct = pl_ct_of(md->ct_handle)) < 0))
+        return PTL_ARG_INVALID;
+    pthread_mutex_lock(&pl.mu);
+    int i, rc = PTL_NO_SPACE;
+    for (i = 0; i < PTLX_MAX_MD && pl.md[i].live; i++)
+        ;
+    if (i < PTLX_MAX_MD) {
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.hlen = ptlx_pack(0, (uint32_t)ni, 0, 0, 0);
+        m.key = (uint32_t)i;
+        m.laddr = addr_of(md->start);
+        m.len = md->length;
+        m.raddr = eq >= 0 ? addr_of(pl.eq[eq].shm) : 0;
+        m.aux = ct >= 0 ? addr_of(pl.ct[ct].shm) : 0;
+        m.imm = md->options;
+        rc = pl_ctl(PTLX_MD_BIND, &m, NULL);
+        if (rc == PTL_OK) {
+            pl.md[i].gen = pl_next_gen(pl.md[i].gen);
+            pl.md[i].live = true;
+            pl.md[i].ni = (uint32_t)ni;
+            pl.md[i].md = *md;
+            *md_handle = pl_handle(PL_MD, pl.md[i].gen, (uint32_t)i);
+        }
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+int PtlMDRelease(ptl_handle_md_t md_handle)
+{
+    pthread_mutex_lock(&pl.mu);
+    int i = pl_md_of(md_handle), rc = PTL_ARG_INVALID;
+    if (i >= 0) {
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.hlen = ptlx_pack(0, pl.md[i].ni, 0, 0, 0);
+        m.key = (uint32_t)i;
+        rc = pl_ctl(PTLX_MD_RELEASE, &m, NULL);
+        if (rc == PTL_OK)
+            pl.md[i].live = false;
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+/* ---- list entries ---- */
+
+int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
+                ptl_list_t ptl_list, void *user_ptr, ptl_handle_le_t *le_handle)
+{
+    int ni = pl_ni_of(ni_handle);
+    if (ni < 0 || (ni & 1) || !le || !le_handle || pt_index >= PTLX_MAX_PT ||
+        !pl.pt_used[ni][pt_index] || (le->options & ~PTL_LE_APPEND_OPTIONS_MASK) ||
+        ptl_list > PTL_OVERFLOW_LIST)
+        return PTL_ARG_INVALID;
+    if (ptl_list == PTL_OVERFLOW_LIST)
+        return pl_unsupported("PtlLEAppend", "the overflow list");
+    if (le->options & PTL_IOVEC)
+        return pl_unsupported("PtlLEAppend", "iovec list entries (PTL_IOVEC)");
+    int ct = -1;
+    if (le->ct_handle != PTL_CT_NONE && le->ct_handle != PTL_INVALID_HANDLE &&
+        (ct = pl_ct_of(le->ct_handle)) < 0)
+        return PTL_ARG_INVALID;
+    pthread_mutex_lock(&pl.mu);
+    int i, rc = PTL_NO_SPACE;
+    for (i = 0; i < PTLX_MAX_LE && pl.le[i].live; i++)
+        ;
+    if (i < PTLX_MAX_LE) {
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.hlen = ptlx_pack(pt_index, (uint32_t)ni, 0, 0, 0);
+        m.key = (uint32_t)i;
+        m.laddr = addr_of(le->start);
+        m.len = le->length;
+        m.aux = ct >= 0 ? addr_of(pl.ct[ct].shm) : 0;
+        m.imm = addr_of(user_ptr);
+        m.raddr = le->options;
+        m.ext = le->uid;
+        rc = pl_ctl(PTLX_LE_APPEND, &m, NULL);
+        if (rc == PTL_OK) {
+            pl.le[i].gen = pl_next_gen(pl.le[i].gen);
+            pl.le[i].live = true;
+            pl.le[i].ni = (uint32_t)ni;
+            pl.le[i].pt = pt_index;
+            *le_handle = pl_handle(PL_LE, pl.le[i].gen, (uint32_t)i);
+        }
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+int PtlLEUnlink(ptl_handle_le_t le_handle)
+{
+    pthread_mutex_lock(&pl.mu);
+    int i = pl_le_of(le_handle), rc = PTL_ARG_INVALID;
+    if (i >= 0) {
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.hlen = ptlx_pack(pl.le[i].pt, pl.le[i].ni, 0, 0, 0);
+        m.key = (uint32_t)i;
+        rc = pl_ctl(PTLX_LE_UNLINK, &m, NULL);
+        /* PTL_ARG_INVALID from the NIC: a use-once LE it already unlinked */
+        pl.le[i].live = false;
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+/* ---- event queues and counters ---- */
+
+int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_handle_eq_t *eq_handle)
+{
+    int ni = pl_ni_of(ni_handle);
+    if (ni < 0 || !eq_handle || count == 0 || count > (1u << 22))
+        return PTL_ARG_INVALID;
+    pthread_mutex_lock(&pl.mu);
+    int i, rc = PTL_NO_SPACE;
+    for (i = 0; i < PL_MAX_EQ && pl.eq[i].live; i++)
+        ;
+    struct ptlx_eq_shm *q = NULL;
+    if (i < PL_MAX_EQ && (q = emunic_malloc(sizeof *q + count * sizeof(ptl_event_t)))) {
+        memset(q, 0, sizeof *q);
+        q->count = count;
+        pl.eq[i].gen = pl_next_gen(pl.eq[i].gen);
+        pl.eq[i].live = true;
+        pl.eq[i].ni = (uint32_t)ni;
+        pl.eq[i].shm = q;
+        *eq_handle = pl_handle(PL_EQ, pl.eq[i].gen, (uint32_t)i);
+        rc = PTL_OK;
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+int PtlEQFree(ptl_handle_eq_t eq_handle)
+{
+    pthread_mutex_lock(&pl.mu);
+    int i = pl_eq_of(eq_handle);
+    if (i >= 0) {
+        pl.eq[i].live = false;
+        emunic_free(pl.eq[i].shm);
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return i >= 0 ? PTL_OK : PTL_ARG_INVALID;
+}
+
+int PtlCTAlloc(ptl_handle_ni_t ni_handle, ptl_handle_ct_t *ct_handle)
+{
+    int ni = pl_ni_of(ni_handle);
+    if (ni < 0 || !ct_handle)
+        return PTL_ARG_INVALID;
+    pthread_mutex_lock(&pl.mu);
+    int i, rc = PTL_NO_SPACE;
+    for (i = 0; i < PL_MAX_CT && pl.ct[i].live; i++)
+        ;
+    struct ptlx_ct_shm *c = NULL;
+    if (i < PL_MAX_CT && (c = emunic_malloc(sizeof *c))) {
+        atomic_store(&c->success, 0);
+        atomic_store(&c->failure, 0);
+        pl.ct[i].gen = pl_next_gen(pl.ct[i].gen);
+        pl.ct[i].live = true;
+        pl.ct[i].ni = (uint32_t)ni;
+        pl.ct[i].shm = c;
+        *ct_handle = pl_handle(PL_CT, pl.ct[i].gen, (uint32_t)i);
+        rc = PTL_OK;
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+int PtlCTFree(ptl_handle_ct_t ct_handle)
+{
+    pthread_mutex_lock(&pl.mu);
+    int i = pl_ct_of(ct_handle);
+    if (i >= 0) {
+        pl.ct[i].live = false;
+        emunic_free(pl.ct[i].shm);
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return i >= 0 ? PTL_OK : PTL_ARG_INVALID;
+}
+
+int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)
+{
+    int i = pl_ct_of(ct_handle);
+    if (i < 0)
+        return PTL_ARG_INVALID;
+    atomic_store(&pl.ct[i].shm->success, new_ct.success);
+    atomic_store(&pl.ct[i].shm->failure, new_ct.failure);
+    return PTL_OK;
+}
+
+int PtlCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment)
+{
+    int i = pl_ct_of(ct_handle);
+    if (i < 0)
+        return PTL_ARG_INVALID;
+    atomic_fetch_add(&pl.ct[i].shm->success, increment.success);
+    atomic_fetch_add(&pl.ct[i].shm->failure, increment.failure);
+    return PTL_OK;
+}

@@ -1,0 +1,88 @@
+/* The Portals rank half's objects. Handles are kind (4 bits) | generation
+ * (12 bits) | index (16 bits), so a stale or wrong-kind handle is caught
+ * (PTL_ARG_INVALID), never followed. The NIC keeps its own copy of what it
+ * needs (PTs, MDs, LEs), sent with synchronous control commands. */
+#ifndef EMUNIC_PORTALS_LIB_STATE_H
+#define EMUNIC_PORTALS_LIB_STATE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+
+#include "../proto.h"
+#include "emunic/emunic.h"
+
+enum pl_kind { PL_NI = 1, PL_EQ = 2, PL_CT = 4, PL_MD = 6, PL_LE = 7 };
+
+#define PL_MAX_EQ 1024
+#define PL_MAX_CT 4096
+
+struct pl_ni {
+    uint32_t gen;
+    int refs;
+    unsigned options;
+    uint32_t *map; /* logical rank -> job rank (NULL: identity) */
+    uint32_t map_n;
+};
+
+struct pl_eq {
+    uint32_t gen;
+    bool live;
+    uint32_t ni;
+    struct ptlx_eq_shm *shm;
+};
+
+struct pl_ct {
+    uint32_t gen;
+    bool live;
+    uint32_t ni;
+    struct ptlx_ct_shm *shm;
+};
+
+struct pl_md {
+    uint32_t gen;
+    bool live;
+    uint32_t ni;
+    ptl_md_t md;
+};
+
+struct pl_le {
+    uint32_t gen;
+    bool live;
+    uint32_t ni, pt;
+};
+
+struct pl_state {
+    pthread_mutex_t mu;
+    int init_refs;
+    _Atomic int aborted;
+    struct pl_ni ni[PTLX_MAX_NI];
+    struct pl_eq eq[PL_MAX_EQ];
+    struct pl_ct ct[PL_MAX_CT];
+    struct pl_md md[PTLX_MAX_MD];
+    struct pl_le *le; /* PTLX_MAX_LE */
+    bool pt_used[PTLX_MAX_NI][PTLX_MAX_PT];
+};
+
+extern struct pl_state pl;
+
+uint32_t pl_handle(enum pl_kind kind, uint32_t gen, uint32_t idx);
+/* Index of a live object of this kind, or -1. Caller holds pl.mu or
+ * accepts a racy read (data paths). */
+int pl_ni_of(ptl_handle_ni_t h);
+int pl_eq_of(ptl_handle_eq_t h);
+int pl_ct_of(ptl_handle_ct_t h);
+int pl_md_of(ptl_handle_md_t h);
+int pl_le_of(ptl_handle_le_t h);
+uint32_t pl_next_gen(uint32_t gen);
+
+/* A synchronous command to this rank's NIC; returns the NIC's Portals
+ * status, *imm its result value. */
+int pl_ctl(uint32_t kind, struct emu_msg *m, uint64_t *imm);
+
+/* Rank of target_id on NI ni, or -1. */
+int64_t pl_target_rank(uint32_t ni, ptl_process_t id);
+
+/* A function this slice does not emulate: one line on stderr, PTL_FAIL. */
+int pl_unsupported(const char *fn, const char *what);
+
+#endif

@@ -1,0 +1,192 @@
+/* Reading event queues and counters that the NIC writes in our heap, and
+ * waiting on them with the core's poll-then-sleep discipline (the NIC
+ * rings this rank's doorbell after every write). */
+#include <string.h>
+
+#include "emunic/waiter.h"
+#include "state.h"
+
+static int64_t timeout_ns(ptl_time_t ms)
+{
+    return ms == PTL_TIME_FOREVER ? -1 : (int64_t)ms * 1000000;
+}
+
+/* ---- event queues ---- */
+
+static bool eq_ready(const struct ptlx_eq_shm *q)
+{
+    return atomic_load_explicit(&((struct ptlx_eq_shm *)q)->head, memory_order_relaxed) !=
+           atomic_load_explicit(&((struct ptlx_eq_shm *)q)->tail, memory_order_acquire);
+}
+
+/* Take one event; several threads may race for it (CAS on head). The NIC
+ * never writes a slot the rank has not released. */
+static int eq_take(struct ptlx_eq_shm *q, ptl_event_t *ev)
+{
+    uint64_t h = atomic_load(&q->head);
+    for (;;) {
+        if (h == atomic_load_explicit(&q->tail, memory_order_acquire))
+            return PTL_EQ_EMPTY;
+        ptl_event_t e = q->ev[h % q->count];
+        if (atomic_compare_exchange_weak(&q->head, &h, h + 1)) {
+            if (ev)
+                *ev = e;
+            return atomic_exchange(&q->dropped, 0) ? PTL_EQ_DROPPED : PTL_OK;
+        }
+    }
+}
+
+int PtlEQGet(ptl_handle_eq_t eq_handle, ptl_event_t *event)
+{
+    int i = pl_eq_of(eq_handle);
+    if (i < 0 || !event)
+        return PTL_ARG_INVALID;
+    return eq_take(pl.eq[i].shm, event);
+}
+
+struct eq_set {
+    const ptl_handle_eq_t *h;
+    unsigned n;
+};
+
+static int any_eq_ready(void *p)
+{
+    struct eq_set *s = p;
+    if (atomic_load(&pl.aborted))
+        return 1;
+    for (unsigned k = 0; k < s->n; k++) {
+        int i = pl_eq_of(s->h[k]);
+        if (i < 0 || eq_ready(pl.eq[i].shm))
+            return 1; /* a freed EQ ends the wait too: the caller reports it */
+    }
+    return 0;
+}
+
+int PtlEQPoll(const ptl_handle_eq_t *eq_handles, unsigned int size, ptl_time_t timeout,
+              ptl_event_t *event, unsigned int *which)
+{
+    if (!eq_handles || !size || !event)
+        return PTL_ARG_INVALID;
+    for (unsigned k = 0; k < size; k++)
+        if (pl_eq_of(eq_handles[k]) < 0)
+            return PTL_ARG_INVALID;
+    struct eq_set s = {eq_handles, size};
+    int64_t t = timeout_ns(timeout);
+    int64_t end = t < 0 ? -1 : emu_now_ns() + t;
+    for (;;) {
+        if (atomic_load(&pl.aborted))
+            return PTL_ABORTED;
+        for (unsigned k = 0; k < size; k++) {
+            int i = pl_eq_of(eq_handles[k]);
+            if (i < 0)
+                return PTL_ARG_INVALID;
+            int rc = eq_take(pl.eq[i].shm, event);
+            if (rc != PTL_EQ_EMPTY) {
+                if (which)
+                    *which = k;
+                return rc;
+            }
+        }
+        int64_t left = end < 0 ? -1 : end - emu_now_ns();
+        if (end >= 0 && left <= 0)
+            return PTL_EQ_EMPTY;
+        int w = emunic_wait_until(any_eq_ready, &s, left);
+        if (w < 0)
+            return PTL_FAIL;
+    }
+}
+
+int PtlEQWait(ptl_handle_eq_t eq_handle, ptl_event_t *event)
+{
+    unsigned which;
+    return PtlEQPoll(&eq_handle, 1, PTL_TIME_FOREVER, event, &which);
+}
+
+/* ---- counters ---- */
+
+static ptl_ct_event_t ct_read(const struct ptlx_ct_shm *c)
+{
+    ptl_ct_event_t e;
+    e.success = atomic_load(&((struct ptlx_ct_shm *)c)->success);
+    e.failure = atomic_load(&((struct ptlx_ct_shm *)c)->failure);
+    return e;
+}
+
+int PtlCTGet(ptl_handle_ct_t ct_handle, ptl_ct_event_t *event)
+{
+    int i = pl_ct_of(ct_handle);
+    if (i < 0 || !event)
+        return PTL_ARG_INVALID;
+    *event = ct_read(pl.ct[i].shm);
+    return PTL_OK;
+}
+
+struct ct_set {
+    const ptl_handle_ct_t *h;
+    const ptl_size_t *tests;
+    unsigned n;
+};
+
+static int reached(const ptl_ct_event_t *e, ptl_size_t test)
+{
+    return e->success + e->failure >= test;
+}
+
+static int any_ct_reached(void *p)
+{
+    struct ct_set *s = p;
+    if (atomic_load(&pl.aborted))
+        return 1;
+    for (unsigned k = 0; k < s->n; k++) {
+        int i = pl_ct_of(s->h[k]);
+        if (i < 0)
+            return 1;
+        ptl_ct_event_t e = ct_read(pl.ct[i].shm);
+        if (reached(&e, s->tests[k]))
+            return 1;
+    }
+    return 0;
+}
+
+int PtlCTPoll(const ptl_handle_ct_t *ct_handles, const ptl_size_t *tests, unsigned int size,
+              ptl_time_t timeout, ptl_ct_event_t *event, unsigned int *which)
+{
+    if (!ct_handles || !tests || !size || !event || !which)
+        return PTL_ARG_INVALID;
+    for (unsigned k = 0; k < size; k++)
+        if (pl_ct_of(ct_handles[k]) < 0)
+            return PTL_ARG_INVALID;
+    struct ct_set s = {ct_handles, tests, size};
+    int64_t t = timeout_ns(timeout);
+    int64_t end = t < 0 ? -1 : emu_now_ns() + t;
+    for (;;) {
+        if (atomic_load(&pl.aborted))
+            return PTL_ABORTED;
+        for (unsigned k = 0; k < size; k++) {
+            int i = pl_ct_of(ct_handles[k]);
+            if (i < 0)
+                return PTL_ARG_INVALID;
+            ptl_ct_event_t e = ct_read(pl.ct[i].shm);
+            if (reached(&e, tests[k])) {
+                *event = e;
+                *which = k;
+                return PTL_OK;
+            }
+        }
+        int64_t left = end < 0 ? -1 : end - emu_now_ns();
+        if (end >= 0 && left <= 0)
+            return PTL_CT_NONE_REACHED;
+        if (emunic_wait_until(any_ct_reached, &s, left) < 0)
+            return PTL_FAIL;
+    }
+}
+
+int PtlCTWait(ptl_handle_ct_t ct_handle, ptl_size_t test, ptl_ct_event_t *event)
+{
+    unsigned which;
+    ptl_ct_event_t e;
+    int rc = PtlCTPoll(&ct_handle, &test, 1, PTL_TIME_FOREVER, &e, &which);
+    if (rc == PTL_OK && event)
+        *event = e;
+    return rc;
+}

@@ -1,0 +1,142 @@
+/* Control commands from this node's ranks: they change the NIC's view of
+ * a rank's portal table, MDs and lists, and complete before the call in
+ * the rank returns. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ptl_nic.h"
+
+struct nni *ptln_ni(struct emu_nic *nic, struct ptl_nic *s, uint32_t rank, uint32_t ni)
+{
+    uint32_t l = rank - emu_nic_first_rank(nic);
+    if (rank < emu_nic_first_rank(nic) || l >= emu_nic_nlocal(nic) || ni >= PTLX_MAX_NI)
+        return NULL;
+    return &s->ni[l][ni];
+}
+
+static void ni_clear(struct nni *n)
+{
+    for (int p = 0; p < PTLX_MAX_PT; p++) {
+        struct nle *e = n->pt[p].head;
+        while (e) {
+            struct nle *nx = e->next;
+            free(e);
+            e = nx;
+        }
+    }
+    free(n->md);
+    memset(n, 0, sizeof *n);
+}
+
+static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m)
+{
+    uint32_t pt = ptlx_pt(m->hlen);
+    struct nle *e = calloc(1, sizeof *e);
+    if (!e)
+        return PTL_NO_SPACE;
+    e->id = m->key;
+    e->start = m->laddr;
+    e->length = m->len;
+    e->ct = m->aux;
+    e->user_ptr = m->imm;
+    e->options = (uint32_t)m->raddr;
+    e->uid = (uint32_t)m->ext;
+    struct nle **tail = &n->pt[pt].head;
+    while (*tail)
+        tail = &(*tail)->next;
+    *tail = e;
+    if (n->pt[pt].eq && !(e->options & PTL_LE_EVENT_LINK_DISABLE)) {
+        ptl_event_t ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = PTL_EVENT_LINK;
+        ev.user_ptr = (void *)(uintptr_t)e->user_ptr;
+        ev.pt_index = pt;
+        ev.ptl_list = PTL_PRIORITY_LIST;
+        ev.ni_fail_type = PTL_NI_OK;
+        ptln_eq_post(nic, m->src, n->pt[pt].eq, &ev);
+    }
+    return PTL_OK;
+}
+
+static int le_unlink(struct nni *n, const struct emu_msg *m)
+{
+    for (struct nle **p = &n->pt[ptlx_pt(m->hlen)].head; *p; p = &(*p)->next)
+        if ((*p)->id == m->key) {
+            struct nle *e = *p;
+            *p = e->next;
+            free(e);
+            return PTL_OK;
+        }
+    return PTL_ARG_INVALID; /* already gone (a used-up PTL_LE_USE_ONCE entry) */
+}
+
+static int control(struct emu_nic *nic, struct ptl_nic *s, const struct emu_msg *m, uint64_t *imm)
+{
+    struct nni *n = ptln_ni(nic, s, m->src, ptlx_ni(m->hlen));
+    uint32_t pt = ptlx_pt(m->hlen);
+    if (!n || pt >= PTLX_MAX_PT)
+        return PTL_ARG_INVALID;
+    if (m->aop == PTLX_NI_INIT) {
+        if (n->live)
+            return PTL_OK;
+        if (!(n->md = calloc(PTLX_MAX_MD, sizeof *n->md)))
+            return PTL_NO_SPACE;
+        n->live = true;
+        return PTL_OK;
+    }
+    if (!n->live)
+        return PTL_ARG_INVALID;
+    struct npt *p = &n->pt[pt];
+    switch (m->aop) {
+    case PTLX_NI_FINI:
+        ni_clear(n);
+        return PTL_OK;
+    case PTLX_NI_STATUS:
+        if (m->raddr >= PTL_SR_LAST)
+            return PTL_ARG_INVALID;
+        *imm = n->sr[m->raddr];
+        return PTL_OK;
+    case PTLX_PT_ALLOC:
+        if (p->used)
+            return PTL_PT_IN_USE;
+        p->used = true;
+        p->options = (uint32_t)m->len;
+        p->enabled = !(p->options & PTL_PT_ALLOC_DISABLED);
+        p->eq = m->raddr;
+        return PTL_OK;
+    case PTLX_PT_FREE:
+        if (!p->used)
+            return PTL_ARG_INVALID;
+        if (p->head)
+            return PTL_PT_IN_USE;
+        memset(p, 0, sizeof *p);
+        return PTL_OK;
+    case PTLX_PT_ENABLE:
+    case PTLX_PT_DISABLE:
+        if (!p->used)
+            return PTL_ARG_INVALID;
+        p->enabled = m->aop == PTLX_PT_ENABLE;
+        return PTL_OK;
+    case PTLX_MD_BIND:
+    case PTLX_MD_RELEASE:
+        if (m->key >= PTLX_MAX_MD)
+            return PTL_ARG_INVALID;
+        n->md[m->key] = (struct nmd){
+            .live = m->aop == PTLX_MD_BIND, .options = (uint32_t)m->imm,
+            .start = m->laddr, .length = m->len, .eq = m->raddr, .ct = m->aux};
+        return PTL_OK;
+    case PTLX_LE_APPEND:
+        return p->used ? le_append(nic, n, m) : PTL_ARG_INVALID;
+    case PTLX_LE_UNLINK:
+        return le_unlink(n, m);
+    default:
+        return PTL_ARG_INVALID;
+    }
+}
+
+void ptln_control(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
+{
+    uint64_t imm = 0;
+    int st = control(nic, s, m, &imm);
+    emu_nic_ack(nic, m, st, imm);
+}

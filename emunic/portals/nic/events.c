@@ -1,0 +1,41 @@
+/* Events and counters written into rank memory, as a NIC DMA-writes
+ * them. Everything read back from that memory (the queue's size and the
+ * rank's head) is treated as untrusted and checked first. */
+#include "ptl_nic.h"
+
+void ptln_eq_post(struct emu_nic *nic, uint32_t rank, uint64_t eq, const ptl_event_t *ev)
+{
+    if (!eq)
+        return;
+    struct ptlx_eq_shm *q = emu_nic_rank_ptr(nic, rank, eq, sizeof *q);
+    if (!q)
+        return;
+    uint64_t count = q->count;
+    if (!count || count > (1u << 22) ||
+        !emu_nic_rank_ptr(nic, rank, eq, sizeof *q + count * sizeof(ptl_event_t)))
+        return;
+    uint64_t t = atomic_load_explicit(&q->tail, memory_order_relaxed);
+    uint64_t h = atomic_load_explicit(&q->head, memory_order_acquire);
+    if (t - h >= count) {
+        /* full: the event is lost and the queue says so (PTL_EQ_DROPPED) */
+        atomic_store(&q->dropped, 1);
+    } else {
+        q->ev[t % count] = *ev;
+        atomic_store_explicit(&q->tail, t + 1, memory_order_release);
+    }
+    emu_nic_wake(nic, rank);
+}
+
+void ptln_ct_add(struct emu_nic *nic, uint32_t rank, uint64_t ct, uint64_t success, uint64_t failure)
+{
+    if (!ct)
+        return;
+    struct ptlx_ct_shm *c = emu_nic_rank_ptr(nic, rank, ct, sizeof *c);
+    if (!c)
+        return;
+    if (success)
+        atomic_fetch_add(&c->success, success);
+    if (failure)
+        atomic_fetch_add(&c->failure, failure);
+    emu_nic_wake(nic, rank);
+}

@@ -1,0 +1,64 @@
+/* The Portals NIC half as an emunic daemon module: control commands and
+ * operation starts come from local ranks; operations and their results
+ * arrive for local ranks. */
+#include <stdlib.h>
+
+#include "ptl_nic.h"
+
+static int ptl_init(struct emu_nic *nic, void **state)
+{
+    struct ptl_nic *s = calloc(1, sizeof *s);
+    if (!s || !(s->ni = calloc(emu_nic_nlocal(nic), sizeof *s->ni))) {
+        free(s);
+        return -1;
+    }
+    *state = s;
+    return 0;
+}
+
+static void ptl_fini(struct emu_nic *nic, void *state)
+{
+    struct ptl_nic *s = state;
+    if (!s)
+        return;
+    for (uint32_t l = 0; l < emu_nic_nlocal(nic); l++)
+        for (int n = 0; n < PTLX_MAX_NI; n++) {
+            struct nni *ni = &s->ni[l][n];
+            for (int p = 0; p < PTLX_MAX_PT; p++)
+                for (struct nle *e = ni->pt[p].head, *nx; e; e = nx) {
+                    nx = e->next;
+                    free(e);
+                }
+            free(ni->md);
+        }
+    free(s->ni);
+    free(s->pend);
+    free(s);
+}
+
+static void ptl_local(struct emu_nic *nic, void *state, struct emu_msg *m)
+{
+    if (m->aop >= PTLX_PUT && m->aop <= PTLX_SWAP)
+        ptln_start(nic, state, m);
+    else if (m->aop < PTLX_PUT)
+        ptln_control(nic, state, m);
+    else
+        emu_nic_ack(nic, m, PTL_ARG_INVALID, 0); /* ranks may not send results */
+}
+
+static void ptl_target(struct emu_nic *nic, void *state, struct emu_msg *m)
+{
+    if (m->aop == PTLX_RESULT)
+        ptln_result(nic, state, m);
+    else if (m->aop >= PTLX_PUT && m->aop <= PTLX_SWAP)
+        ptln_target(nic, state, m);
+}
+
+const struct emu_module emu_portals_module = {
+    .id = EMU_MOD_PORTALS,
+    .name = "portals",
+    .init = ptl_init,
+    .fini = ptl_fini,
+    .on_local = ptl_local,
+    .on_target = ptl_target,
+};

@@ -1,0 +1,152 @@
+/* Non-matching delivery at the target NIC: the first list entry of the
+ * portal table entry takes the operation if it allows it; the NIC moves
+ * the data (truncating to the entry), counts and posts target events, and
+ * sends the result back to the initiator's NIC. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emunic/atomic_op.h"
+#include "ptl_nic.h"
+
+static bool needs_put(uint8_t k) { return k != PTLX_GET; }
+static bool needs_get(uint8_t k) { return k == PTLX_GET || k == PTLX_FETCH || k == PTLX_SWAP; }
+
+static uint8_t event_type(uint8_t k)
+{
+    switch (k) {
+    case PTLX_PUT: return PTL_EVENT_PUT;
+    case PTLX_GET: return PTL_EVENT_GET;
+    case PTLX_ATOMIC: return PTL_EVENT_ATOMIC;
+    default: return PTL_EVENT_FETCH_ATOMIC; /* fetch-atomic and swap */
+    }
+}
+
+static int fail_of(int emu_status)
+{
+    return emu_status == EMU_OK ? PTL_NI_OK : emu_status == EMU_E_FAULT ? PTL_NI_SEGV : PTL_NI_UNDELIVERABLE;
+}
+
+/* Move the data of m for mlen bytes at addr in the target. */
+static int execute(struct emu_nic *nic, const struct emu_msg *m, uint64_t addr, uint64_t mlen)
+{
+    if (mlen == 0)
+        return EMU_OK;
+    switch (m->aop) {
+    case PTLX_PUT:
+        if (m->flags & EMU_F_INLINE)
+            return emu_nic_copy_in(nic, m->dst, addr, m->data, mlen);
+        return emu_nic_copy(nic, m->dst, addr, m->src, m->laddr, mlen);
+    case PTLX_GET:
+        return emu_nic_copy(nic, m->src, m->aux, m->dst, addr, mlen);
+    default: {
+        struct emu_msg a = *m; /* the core's atomic unit takes the same fields */
+        a.raddr = addr;
+        a.len = mlen;
+        a.aop = (uint8_t)ptlx_op(m->hlen);
+        a.dtype = (uint8_t)ptlx_dtype(ptlx_type(m->hlen));
+        return emu_nic_atomic(nic, &a, m->aop != PTLX_ATOMIC);
+    }
+    }
+}
+
+static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64_t mlen)
+{
+    struct emu_msg r;
+    memset(&r, 0, EMU_MSG_HDR_SIZE);
+    r.op = EMU_OP_MODULE;
+    r.module = EMU_MOD_PORTALS;
+    r.aop = PTLX_RESULT;
+    r.dtype = m->aop;
+    r.status = (uint8_t)fail;
+    r.src = m->dst;
+    r.dst = m->src;
+    r.cookie = m->cookie;
+    r.len = mlen;
+    r.raddr = m->raddr;
+    emu_nic_route(nic, &r);
+}
+
+void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
+{
+    uint32_t ni = ptlx_ni(m->hlen), pt = ptlx_pt(m->hlen);
+    struct nni *n = ptln_ni(nic, s, m->dst, ni);
+    struct npt *p = n && n->live && pt < PTLX_MAX_PT && n->pt[pt].used ? &n->pt[pt] : NULL;
+    struct nle *le = p ? p->head : NULL;
+    int fail = PTL_NI_OK;
+    if (!p) {
+        fail = PTL_NI_DROPPED;
+    } else if (!p->enabled) {
+        fail = PTL_NI_PT_DISABLED;
+    } else if (!le) {
+        fail = PTL_NI_NO_MATCH;
+    } else if ((needs_put(m->aop) && !(le->options & PTL_LE_OP_PUT)) ||
+               (needs_get(m->aop) && !(le->options & PTL_LE_OP_GET))) {
+        fail = PTL_NI_OP_VIOLATION;
+        n->sr[PTL_SR_OPERATION_VIOLATIONS]++;
+    } else if (le->uid != PTL_UID_ANY && le->uid != (uint32_t)getuid()) {
+        fail = PTL_NI_PERM_VIOLATION;
+        n->sr[PTL_SR_PERMISSION_VIOLATIONS]++;
+    }
+    if (fail != PTL_NI_OK) {
+        if (n && fail != PTL_NI_OP_VIOLATION && fail != PTL_NI_PERM_VIOLATION)
+            n->sr[PTL_SR_DROP_COUNT]++;
+        reply(nic, m, fail, 0);
+        return;
+    }
+    /* truncate to the entry; atomics to whole elements */
+    uint64_t mlen = m->raddr >= le->length ? 0 : le->length - m->raddr;
+    if (mlen > m->len)
+        mlen = m->len;
+    if (m->aop != PTLX_PUT && m->aop != PTLX_GET) {
+        size_t es = emu_dtype_size((unsigned)ptlx_dtype(ptlx_type(m->hlen)));
+        mlen -= es ? mlen % es : mlen;
+    }
+    uint64_t addr = le->start + m->raddr;
+    fail = fail_of(execute(nic, m, addr, mlen));
+    bool ok = fail == PTL_NI_OK;
+    if (le->ct && (le->options & PTL_LE_EVENT_CT_COMM))
+        ptln_ct_add(nic, m->dst, le->ct, ok ? ((le->options & PTL_LE_EVENT_CT_BYTES) ? mlen : 1) : 0, ok ? 0 : 1);
+    if (p->eq && !(le->options & PTL_LE_EVENT_COMM_DISABLE) &&
+        !(ok && (le->options & PTL_LE_EVENT_SUCCESS_DISABLE))) {
+        ptl_event_t ev;
+        memset(&ev, 0, sizeof ev);
+        ev.type = event_type(m->aop);
+        ev.start = (void *)(uintptr_t)addr;
+        ev.user_ptr = (void *)(uintptr_t)le->user_ptr;
+        ev.hdr_data = m->imm;
+        ev.match_bits = m->ext;
+        ev.rlength = m->len;
+        ev.mlength = mlen;
+        ev.remote_offset = m->raddr;
+        if (ni & 2) {
+            ev.initiator.phys.nid = emu_nic_node_of(nic, m->src);
+            ev.initiator.phys.pid = m->src;
+        } else {
+            ev.initiator.rank = m->src;
+        }
+        ev.uid = (ptl_uid_t)getuid();
+        ev.pt_index = pt;
+        ev.ptl_list = PTL_PRIORITY_LIST;
+        ev.ni_fail_type = (ptl_ni_fail_t)fail;
+        if (m->aop != PTLX_PUT && m->aop != PTLX_GET) {
+            ev.atomic_operation = (ptl_op_t)ptlx_op(m->hlen);
+            ev.atomic_type = (ptl_datatype_t)ptlx_type(m->hlen);
+        }
+        ptln_eq_post(nic, m->dst, p->eq, &ev);
+    }
+    if (le->options & PTL_LE_USE_ONCE) {
+        p->head = le->next;
+        if (p->eq && !(le->options & PTL_LE_EVENT_UNLINK_DISABLE)) {
+            ptl_event_t ev;
+            memset(&ev, 0, sizeof ev);
+            ev.type = PTL_EVENT_AUTO_UNLINK;
+            ev.user_ptr = (void *)(uintptr_t)le->user_ptr;
+            ev.pt_index = pt;
+            ev.ptl_list = PTL_PRIORITY_LIST;
+            ptln_eq_post(nic, m->dst, p->eq, &ev);
+        }
+        free(le);
+    }
+    reply(nic, m, fail, mlen);
+}

@@ -1,0 +1,105 @@
+/* What the Portals rank half (lib/) and NIC half (nic/) say to each other,
+ * and the objects they share in the rank's heap.
+ *
+ * Control commands (NI, PT, MD, LE) go to the rank's own NIC and complete
+ * synchronously, so an LE is linked when PtlLEAppend returns. Data
+ * operations go rank -> own NIC -> target NIC -> own NIC. Event queues and
+ * counters live in the rank's registered heap and are written only by the
+ * rank's own NIC (the rank reads EQs and may set/increment CTs with
+ * atomics), as a real NIC DMA-writes events into host memory. */
+#ifndef EMUNIC_PORTALS_PROTO_H
+#define EMUNIC_PORTALS_PROTO_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "emunic/msg.h"
+#include "portals4.h"
+
+#define PTLX_MAX_NI 4     /* matching x physical */
+#define PTLX_MAX_PT 64    /* max_pt_index 63 */
+#define PTLX_MAX_MD 4096  /* per NI */
+#define PTLX_MAX_LE 65536 /* per NI */
+
+/* msg.aop of an EMU_OP_MODULE message for EMU_MOD_PORTALS */
+enum ptlx_kind {
+    PTLX_NI_INIT = 1,
+    PTLX_NI_FINI,
+    PTLX_PT_ALLOC,
+    PTLX_PT_FREE,
+    PTLX_PT_ENABLE,
+    PTLX_PT_DISABLE,
+    PTLX_MD_BIND,
+    PTLX_MD_RELEASE,
+    PTLX_LE_APPEND,
+    PTLX_LE_UNLINK,
+    PTLX_NI_STATUS,
+    /* data operations */
+    PTLX_PUT,
+    PTLX_GET,
+    PTLX_ATOMIC,
+    PTLX_FETCH,
+    PTLX_SWAP,
+    /* target NIC -> initiator NIC */
+    PTLX_RESULT,
+    PTLX_KIND_COUNT_
+};
+
+/* Field use, data operations (rank -> NIC):
+ *   dst     target rank          laddr  source address (put data/operand)
+ *   raddr   remote_offset        len    length
+ *   aux     sink address (get, fetch, swap)
+ *   imm     hdr_data             ext    match_bits
+ *   cookie  user_ptr (replaced by a token on the wire)
+ *   key     put MD index | get MD index << 16
+ *   hlen    packed: pt | ni << 8 | ack_req << 12 | ptl op << 16 | ptl type << 24
+ *   operand compare value / mask (swap)
+ *   data    payload up to EMU_INLINE_MAX (EMU_F_INLINE)
+ * Result (target NIC -> initiator NIC): aop PTLX_RESULT, dtype = the
+ * original kind, status = ni_fail_type, len = mlength, raddr =
+ * remote_offset, cookie = token, src = target, dst = initiator. */
+static inline uint32_t ptlx_pack(uint32_t pt, uint32_t ni, uint32_t ack, uint32_t op, uint32_t type)
+{
+    return (pt & 0xff) | (ni & 0xf) << 8 | (ack & 0xf) << 12 | (op & 0xff) << 16 | (type & 0xff) << 24;
+}
+static inline uint32_t ptlx_pt(uint32_t h) { return h & 0xff; }
+static inline uint32_t ptlx_ni(uint32_t h) { return (h >> 8) & 0xf; }
+static inline uint32_t ptlx_ack(uint32_t h) { return (h >> 12) & 0xf; }
+static inline uint32_t ptlx_op(uint32_t h) { return (h >> 16) & 0xff; }
+static inline uint32_t ptlx_type(uint32_t h) { return (h >> 24) & 0xff; }
+
+/* NI index from NIInit options: one NI of each kind per process. */
+static inline uint32_t ptlx_ni_index(unsigned options)
+{
+    return ((options & PTL_NI_MATCHING) ? 1u : 0u) | ((options & PTL_NI_PHYSICAL) ? 2u : 0u);
+}
+
+/* Shared objects in the rank's heap. */
+struct ptlx_ct_shm {
+    _Atomic uint64_t success;
+    _Atomic uint64_t failure;
+};
+
+struct ptlx_eq_shm {
+    _Atomic uint64_t head; /* next event the rank takes */
+    _Atomic uint64_t tail; /* next slot the NIC fills */
+    uint64_t count;        /* slots */
+    _Atomic uint32_t dropped; /* set by the NIC, cleared by the rank */
+    uint32_t pad_;
+    ptl_event_t ev[];
+};
+
+/* Portals datatype -> emunic core datatype (the orders differ). */
+static inline int ptlx_dtype(unsigned t)
+{
+    static const signed char map[PTL_DATATYPE_LAST] = {
+        [PTL_INT8_T] = 0 /* EMU_INT8 */, [PTL_UINT8_T] = 1, [PTL_INT16_T] = 2,
+        [PTL_UINT16_T] = 3, [PTL_INT32_T] = 4, [PTL_UINT32_T] = 5,
+        [PTL_FLOAT] = 8, [PTL_INT64_T] = 6, [PTL_UINT64_T] = 7,
+        [PTL_DOUBLE] = 9, [PTL_FLOAT_COMPLEX] = 11, [PTL_DOUBLE_COMPLEX] = 12,
+        [PTL_LONG_DOUBLE] = 10, [PTL_LONG_DOUBLE_COMPLEX] = 13,
+    };
+    return t < PTL_DATATYPE_LAST ? map[t] : -1;
+}
+
+#endif
