@@ -35,6 +35,11 @@ int PtlInit(void)
         if (e) {
             fprintf(stderr, "emunic portals: PtlInit: not started by emunic-run --nic portals (%s)\n", strerror(-e));
             rc = PTL_FAIL;
+        } else if (strcmp(emunic_nic_name(), "portals") != 0) {
+            fprintf(stderr, "emunic portals: PtlInit: this job's NIC is '%s'; start it with emunic-run --nic portals\n",
+                    emunic_nic_name());
+            emunic_finalize();
+            rc = PTL_FAIL;
         } else if (!pl.le && !(pl.le = calloc(PTLX_MAX_LE, sizeof *pl.le))) {
             emunic_finalize();
             rc = PTL_NO_SPACE;
