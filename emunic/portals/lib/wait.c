@@ -11,6 +11,28 @@ static int64_t timeout_ns(ptl_time_t ms)
     return ms == PTL_TIME_FOREVER ? -1 : (int64_t)ms * 1000000;
 }
 
+/* Try every object; while none is ready, wait until one may be or the
+ * timeout passes. try_all returns a Portals code, or -1 for "none yet";
+ * may_be_ready is the cheap check the sleeping wait re-evaluates. */
+static int poll_loop(int (*try_all)(void *), int (*may_be_ready)(void *), void *arg, ptl_time_t timeout,
+                     int timeout_rc)
+{
+    int64_t t = timeout_ns(timeout);
+    int64_t end = t < 0 ? -1 : emu_now_ns() + t;
+    for (;;) {
+        if (atomic_load(&pl.aborted))
+            return PTL_ABORTED;
+        int rc = try_all(arg);
+        if (rc >= 0)
+            return rc;
+        int64_t left = end < 0 ? -1 : end - emu_now_ns();
+        if (end >= 0 && left <= 0)
+            return timeout_rc;
+        if (emunic_wait_until(may_be_ready, arg, left) < 0)
+            return PTL_FAIL;
+    }
+}
+
 /* ---- event queues ---- */
 
 static bool eq_ready(const struct ptlx_eq_shm *q)
@@ -47,6 +69,8 @@ int PtlEQGet(ptl_handle_eq_t eq_handle, ptl_event_t *event)
 struct eq_set {
     const ptl_handle_eq_t *h;
     unsigned n;
+    ptl_event_t *event;
+    unsigned *which;
 };
 
 static int any_eq_ready(void *p)
@@ -62,6 +86,23 @@ static int any_eq_ready(void *p)
     return 0;
 }
 
+static int eq_try(void *p)
+{
+    struct eq_set *s = p;
+    for (unsigned k = 0; k < s->n; k++) {
+        int i = pl_eq_of(s->h[k]);
+        if (i < 0)
+            return PTL_ARG_INVALID;
+        int rc = eq_take(pl.eq[i].shm, s->event);
+        if (rc != PTL_EQ_EMPTY) {
+            if (s->which)
+                *s->which = k;
+            return rc;
+        }
+    }
+    return -1;
+}
+
 int PtlEQPoll(const ptl_handle_eq_t *eq_handles, unsigned int size, ptl_time_t timeout,
               ptl_event_t *event, unsigned int *which)
 {
@@ -70,30 +111,8 @@ int PtlEQPoll(const ptl_handle_eq_t *eq_handles, unsigned int size, ptl_time_t t
     for (unsigned k = 0; k < size; k++)
         if (pl_eq_of(eq_handles[k]) < 0)
             return PTL_ARG_INVALID;
-    struct eq_set s = {eq_handles, size};
-    int64_t t = timeout_ns(timeout);
-    int64_t end = t < 0 ? -1 : emu_now_ns() + t;
-    for (;;) {
-        if (atomic_load(&pl.aborted))
-            return PTL_ABORTED;
-        for (unsigned k = 0; k < size; k++) {
-            int i = pl_eq_of(eq_handles[k]);
-            if (i < 0)
-                return PTL_ARG_INVALID;
-            int rc = eq_take(pl.eq[i].shm, event);
-            if (rc != PTL_EQ_EMPTY) {
-                if (which)
-                    *which = k;
-                return rc;
-            }
-        }
-        int64_t left = end < 0 ? -1 : end - emu_now_ns();
-        if (end >= 0 && left <= 0)
-            return PTL_EQ_EMPTY;
-        int w = emunic_wait_until(any_eq_ready, &s, left);
-        if (w < 0)
-            return PTL_FAIL;
-    }
+    struct eq_set s = {eq_handles, size, event, which};
+    return poll_loop(eq_try, any_eq_ready, &s, timeout, PTL_EQ_EMPTY);
 }
 
 int PtlEQWait(ptl_handle_eq_t eq_handle, ptl_event_t *event)
@@ -125,6 +144,8 @@ struct ct_set {
     const ptl_handle_ct_t *h;
     const ptl_size_t *tests;
     unsigned n;
+    ptl_ct_event_t *event;
+    unsigned *which;
 };
 
 static int reached(const ptl_ct_event_t *e, ptl_size_t test)
@@ -132,20 +153,41 @@ static int reached(const ptl_ct_event_t *e, ptl_size_t test)
     return e->success + e->failure >= test;
 }
 
-static int any_ct_reached(void *p)
+/* Returns the index of a counter that reached its test (its value in
+ * *out), -1 if none, -2 if a handle went stale. */
+static int ct_first_reached(const struct ct_set *s, ptl_ct_event_t *out)
 {
-    struct ct_set *s = p;
-    if (atomic_load(&pl.aborted))
-        return 1;
     for (unsigned k = 0; k < s->n; k++) {
         int i = pl_ct_of(s->h[k]);
         if (i < 0)
-            return 1;
+            return -2;
         ptl_ct_event_t e = ct_read(pl.ct[i].shm);
-        if (reached(&e, s->tests[k]))
-            return 1;
+        if (reached(&e, s->tests[k])) {
+            *out = e;
+            return (int)k;
+        }
     }
-    return 0;
+    return -1;
+}
+
+static int any_ct_reached(void *p)
+{
+    ptl_ct_event_t e;
+    return atomic_load(&pl.aborted) || ct_first_reached(p, &e) != -1;
+}
+
+static int ct_try(void *p)
+{
+    struct ct_set *s = p;
+    ptl_ct_event_t e;
+    int k = ct_first_reached(s, &e);
+    if (k == -2)
+        return PTL_ARG_INVALID;
+    if (k < 0)
+        return -1;
+    *s->event = e;
+    *s->which = (unsigned)k;
+    return PTL_OK;
 }
 
 int PtlCTPoll(const ptl_handle_ct_t *ct_handles, const ptl_size_t *tests, unsigned int size,
@@ -156,29 +198,8 @@ int PtlCTPoll(const ptl_handle_ct_t *ct_handles, const ptl_size_t *tests, unsign
     for (unsigned k = 0; k < size; k++)
         if (pl_ct_of(ct_handles[k]) < 0)
             return PTL_ARG_INVALID;
-    struct ct_set s = {ct_handles, tests, size};
-    int64_t t = timeout_ns(timeout);
-    int64_t end = t < 0 ? -1 : emu_now_ns() + t;
-    for (;;) {
-        if (atomic_load(&pl.aborted))
-            return PTL_ABORTED;
-        for (unsigned k = 0; k < size; k++) {
-            int i = pl_ct_of(ct_handles[k]);
-            if (i < 0)
-                return PTL_ARG_INVALID;
-            ptl_ct_event_t e = ct_read(pl.ct[i].shm);
-            if (reached(&e, tests[k])) {
-                *event = e;
-                *which = k;
-                return PTL_OK;
-            }
-        }
-        int64_t left = end < 0 ? -1 : end - emu_now_ns();
-        if (end >= 0 && left <= 0)
-            return PTL_CT_NONE_REACHED;
-        if (emunic_wait_until(any_ct_reached, &s, left) < 0)
-            return PTL_FAIL;
-    }
+    struct ct_set s = {ct_handles, tests, size, event, which};
+    return poll_loop(ct_try, any_ct_reached, &s, timeout, PTL_CT_NONE_REACHED);
 }
 
 int PtlCTWait(ptl_handle_ct_t ct_handle, ptl_size_t test, ptl_ct_event_t *event)
