@@ -92,6 +92,6 @@ int64_t pl_target_rank(uint32_t ni, ptl_process_t id)
 
 int pl_unsupported(const char *fn, const char *what)
 {
-    fprintf(stderr, "emunic portals: %s: %s is not emulated yet (see docs/portals.md)\n", fn, what);
+    fprintf(stderr, "emunic portals: %s: not emulated yet: %s (see docs/portals.md)\n", fn, what);
     return PTL_FAIL;
 }

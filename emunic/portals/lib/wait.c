@@ -95,8 +95,7 @@ static int eq_try(void *p)
             return PTL_ARG_INVALID;
         int rc = eq_take(pl.eq[i].shm, s->event);
         if (rc != PTL_EQ_EMPTY) {
-            if (s->which)
-                *s->which = k;
+            *s->which = k;
             return rc;
         }
     }
@@ -106,7 +105,7 @@ static int eq_try(void *p)
 int PtlEQPoll(const ptl_handle_eq_t *eq_handles, unsigned int size, ptl_time_t timeout,
               ptl_event_t *event, unsigned int *which)
 {
-    if (!eq_handles || !size || !event)
+    if (!eq_handles || !size || !event || !which)
         return PTL_ARG_INVALID;
     for (unsigned k = 0; k < size; k++)
         if (pl_eq_of(eq_handles[k]) < 0)
@@ -205,9 +204,7 @@ int PtlCTPoll(const ptl_handle_ct_t *ct_handles, const ptl_size_t *tests, unsign
 int PtlCTWait(ptl_handle_ct_t ct_handle, ptl_size_t test, ptl_ct_event_t *event)
 {
     unsigned which;
-    ptl_ct_event_t e;
-    int rc = PtlCTPoll(&ct_handle, &test, 1, PTL_TIME_FOREVER, &e, &which);
-    if (rc == PTL_OK && event)
-        *event = e;
-    return rc;
+    if (!event)
+        return PTL_ARG_INVALID;
+    return PtlCTPoll(&ct_handle, &test, 1, PTL_TIME_FOREVER, event, &which);
 }

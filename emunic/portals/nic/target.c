@@ -115,7 +115,7 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         ev.start = (void *)(uintptr_t)addr;
         ev.user_ptr = (void *)(uintptr_t)le->user_ptr;
         ev.hdr_data = m->imm;
-        ev.match_bits = m->ext;
+        ev.match_bits = (ni & 1) ? m->ext : 0; /* no match bits without matching */
         ev.rlength = m->len;
         ev.mlength = mlen;
         ev.remote_offset = m->raddr;
