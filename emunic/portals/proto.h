@@ -74,6 +74,16 @@ static inline uint32_t ptlx_ni_index(unsigned options)
     return ((options & PTL_NI_MATCHING) ? 1u : 0u) | ((options & PTL_NI_PHYSICAL) ? 2u : 0u);
 }
 
+/* The matching part of an ME, in msg.operand of PTLX_LE_APPEND (msg.dtype
+ * = 1 marks an ME). */
+struct ptlx_me_match {
+    uint64_t match_bits;
+    uint64_t ignore_bits;
+    uint64_t min_free;
+    ptl_process_t match_id;
+};
+_Static_assert(sizeof(struct ptlx_me_match) == EMU_OPERAND_MAX, "fits msg.operand");
+
 /* Shared objects in the rank's heap. */
 struct ptlx_ct_shm {
     _Atomic uint64_t success;

@@ -44,12 +44,15 @@ LOOKUP(pl_eq_of, PL_EQ, eq, PL_MAX_EQ)
 LOOKUP(pl_ct_of, PL_CT, ct, PL_MAX_CT)
 LOOKUP(pl_md_of, PL_MD, md, PTLX_MAX_MD)
 
-int pl_le_of(ptl_handle_le_t h)
+static int entry_of(uint32_t h, enum pl_kind kind)
 {
     uint32_t g;
-    int i = decode(h, PL_LE, PTLX_MAX_LE, &g);
-    return i >= 0 && pl.le && pl.le[i].live && pl.le[i].gen == g ? i : -1;
+    int i = decode(h, kind, PTLX_MAX_LE, &g);
+    return i >= 0 && pl.le && pl.le[i].live && pl.le[i].gen == g && pl.le[i].me == (kind == PL_ME) ? i : -1;
 }
+
+int pl_le_of(ptl_handle_le_t h) { return entry_of(h, PL_LE); }
+int pl_me_of(ptl_handle_me_t h) { return entry_of(h, PL_ME); }
 
 int PtlHandleIsEqual(ptl_handle_any_t handle1, ptl_handle_any_t handle2)
 {

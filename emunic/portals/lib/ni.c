@@ -154,6 +154,7 @@ int PtlNIHandle(ptl_handle_any_t handle, ptl_handle_ni_t *ni_handle)
     case PL_CT: if ((i = pl_ct_of(handle)) >= 0) ni = (int)pl.ct[i].ni; break;
     case PL_MD: if ((i = pl_md_of(handle)) >= 0) ni = (int)pl.md[i].ni; break;
     case PL_LE: if ((i = pl_le_of(handle)) >= 0) ni = (int)pl.le[i].ni; break;
+    case PL_ME: if ((i = pl_me_of(handle)) >= 0) ni = (int)pl.le[i].ni; break;
     }
     if (ni < 0 || pl.ni[ni].refs == 0)
         return PTL_ARG_INVALID;

@@ -142,18 +142,21 @@ int PtlMDRelease(ptl_handle_md_t md_handle)
 
 /* ---- list entries ---- */
 
-int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
-                ptl_list_t ptl_list, void *user_ptr, ptl_handle_le_t *le_handle)
+/* What PtlLEAppend and PtlMEAppend share; me is NULL for an LE. */
+static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
+                        const ptl_me_t *me, ptl_list_t ptl_list, void *user_ptr, uint32_t *handle)
 {
+    const char *fn = me ? "PtlMEAppend" : "PtlLEAppend";
     int ni = pl_ni_of(ni_handle);
-    if (ni < 0 || (ni & 1) || !le || !le_handle || pt_index >= PTLX_MAX_PT ||
-        !pl.pt_used[ni][pt_index] || (le->options & ~PTL_LE_APPEND_OPTIONS_MASK) ||
-        ptl_list > PTL_OVERFLOW_LIST)
+    unsigned mask = me ? PTL_ME_APPEND_OPTIONS_MASK : PTL_LE_APPEND_OPTIONS_MASK;
+    /* LEs belong to non-matching NIs, MEs to matching ones */
+    if (ni < 0 || ((ni & 1) != 0) != (me != NULL) || !le || !handle || pt_index >= PTLX_MAX_PT ||
+        !pl.pt_used[ni][pt_index] || (le->options & ~mask) || ptl_list > PTL_OVERFLOW_LIST)
         return PTL_ARG_INVALID;
     if (ptl_list == PTL_OVERFLOW_LIST)
-        return pl_unsupported("PtlLEAppend", "the overflow list");
+        return pl_unsupported(fn, "the overflow list");
     if (le->options & PTL_IOVEC)
-        return pl_unsupported("PtlLEAppend", "iovec list entries (PTL_IOVEC)");
+        return pl_unsupported(fn, "iovec list entries (PTL_IOVEC)");
     int ct = -1;
     if (le->ct_handle != PTL_CT_NONE && le->ct_handle != PTL_INVALID_HANDLE &&
         (ct = pl_ct_of(le->ct_handle)) < 0)
@@ -173,14 +176,53 @@ int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le
         m.imm = addr_of(user_ptr);
         m.raddr = le->options;
         m.ext = le->uid;
+        if (me) {
+            struct ptlx_me_match mm = {me->match_bits, me->ignore_bits, me->min_free, me->match_id};
+            memcpy(m.operand, &mm, sizeof mm);
+            m.dtype = 1;
+        }
         rc = pl_ctl(PTLX_LE_APPEND, &m, NULL);
         if (rc == PTL_OK) {
             pl.le[i].gen = pl_next_gen(pl.le[i].gen);
             pl.le[i].live = true;
+            pl.le[i].me = me != NULL;
             pl.le[i].ni = (uint32_t)ni;
             pl.le[i].pt = pt_index;
-            *le_handle = pl_handle(PL_LE, pl.le[i].gen, (uint32_t)i);
+            *handle = pl_handle(me ? PL_ME : PL_LE, pl.le[i].gen, (uint32_t)i);
         }
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return rc;
+}
+
+int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
+                ptl_list_t ptl_list, void *user_ptr, ptl_handle_le_t *le_handle)
+{
+    return entry_append(ni_handle, pt_index, le, NULL, ptl_list, user_ptr, le_handle);
+}
+
+int PtlMEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_me_t *me,
+                ptl_list_t ptl_list, void *user_ptr, ptl_handle_me_t *me_handle)
+{
+    if (!me)
+        return PTL_ARG_INVALID;
+    /* the leading fields of an ME are an LE's */
+    ptl_le_t le = {me->start, me->length, me->ct_handle, me->uid, me->options};
+    return entry_append(ni_handle, pt_index, &le, me, ptl_list, user_ptr, me_handle);
+}
+
+static int entry_unlink(int i)
+{
+    pthread_mutex_lock(&pl.mu);
+    int rc = PTL_ARG_INVALID;
+    if (i >= 0 && pl.le[i].live) {
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.hlen = ptlx_pack(pl.le[i].pt, pl.le[i].ni, 0, 0, 0);
+        m.key = (uint32_t)i;
+        rc = pl_ctl(PTLX_LE_UNLINK, &m, NULL);
+        /* PTL_ARG_INVALID from the NIC: a use-once entry it already unlinked */
+        pl.le[i].live = false;
     }
     pthread_mutex_unlock(&pl.mu);
     return rc;
@@ -188,19 +230,12 @@ int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le
 
 int PtlLEUnlink(ptl_handle_le_t le_handle)
 {
-    pthread_mutex_lock(&pl.mu);
-    int i = pl_le_of(le_handle), rc = PTL_ARG_INVALID;
-    if (i >= 0) {
-        struct emu_msg m;
-        memset(&m, 0, EMU_MSG_HDR_SIZE);
-        m.hlen = ptlx_pack(pl.le[i].pt, pl.le[i].ni, 0, 0, 0);
-        m.key = (uint32_t)i;
-        rc = pl_ctl(PTLX_LE_UNLINK, &m, NULL);
-        /* PTL_ARG_INVALID from the NIC: a use-once LE it already unlinked */
-        pl.le[i].live = false;
-    }
-    pthread_mutex_unlock(&pl.mu);
-    return rc;
+    return entry_unlink(pl_le_of(le_handle));
+}
+
+int PtlMEUnlink(ptl_handle_me_t me_handle)
+{
+    return entry_unlink(pl_me_of(me_handle));
 }
 
 /* ---- event queues and counters ---- */

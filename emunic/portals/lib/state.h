@@ -11,7 +11,7 @@
 #include "../proto.h"
 #include "emunic/emunic.h"
 
-enum pl_kind { PL_NI = 1, PL_EQ = 2, PL_CT = 4, PL_MD = 6, PL_LE = 7 };
+enum pl_kind { PL_NI = 1, PL_EQ = 2, PL_CT = 4, PL_MD = 6, PL_LE = 7, PL_ME = 8 };
 
 #define PL_MAX_EQ 1024
 #define PL_MAX_CT 4096
@@ -45,9 +45,12 @@ struct pl_md {
     ptl_md_t md;
 };
 
+/* list entries: LEs (non-matching NI) and MEs (matching NI) share the
+ * table; the handle kind tells them apart */
 struct pl_le {
     uint32_t gen;
     bool live;
+    bool me;
     uint32_t ni, pt;
 };
 
@@ -59,7 +62,7 @@ struct pl_state {
     struct pl_eq eq[PL_MAX_EQ];
     struct pl_ct ct[PL_MAX_CT];
     struct pl_md md[PTLX_MAX_MD];
-    struct pl_le *le; /* PTLX_MAX_LE */
+    struct pl_le *le; /* PTLX_MAX_LE, LEs and MEs */
     bool pt_used[PTLX_MAX_NI][PTLX_MAX_PT];
 };
 
@@ -73,6 +76,7 @@ int pl_eq_of(ptl_handle_eq_t h);
 int pl_ct_of(ptl_handle_ct_t h);
 int pl_md_of(ptl_handle_md_t h);
 int pl_le_of(ptl_handle_le_t h);
+int pl_me_of(ptl_handle_me_t h);
 uint32_t pl_next_gen(uint32_t gen);
 
 /* A synchronous command to this rank's NIC; returns the NIC's Portals

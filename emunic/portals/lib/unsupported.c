@@ -1,20 +1,7 @@
 /* Calls outside this slice of the personality: each says so on stderr and
- * returns PTL_FAIL (docs/portals.md lists them). Matching NIs, searches
- * and triggered operations come next. */
+ * returns PTL_FAIL (docs/portals.md lists them). Searches and triggered
+ * operations come next. */
 #include "state.h"
-
-int PtlMEAppend(ptl_handle_ni_t ni, ptl_pt_index_t pt, const ptl_me_t *me, ptl_list_t list,
-                void *user_ptr, ptl_handle_me_t *out)
-{
-    (void)ni, (void)pt, (void)me, (void)list, (void)user_ptr, (void)out;
-    return pl_unsupported("PtlMEAppend", "matching list entries");
-}
-
-int PtlMEUnlink(ptl_handle_me_t me)
-{
-    (void)me;
-    return pl_unsupported("PtlMEUnlink", "matching list entries");
-}
 
 int PtlMESearch(ptl_handle_ni_t ni, ptl_pt_index_t pt, const ptl_me_t *me, ptl_search_op_t op, void *user_ptr)
 {

@@ -41,6 +41,10 @@ static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m
     e->user_ptr = m->imm;
     e->options = (uint32_t)m->raddr;
     e->uid = (uint32_t)m->ext;
+    if (m->dtype == 1) {
+        e->me = true;
+        memcpy(&e->match, m->operand, sizeof e->match);
+    }
     struct nle **tail = &n->pt[pt].head;
     while (*tail)
         tail = &(*tail)->next;

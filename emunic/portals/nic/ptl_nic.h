@@ -9,11 +9,16 @@
 #include "../proto.h"
 #include "emunic/module.h"
 
+/* A list entry; an ME also carries its match criteria and, with
+ * PTL_ME_MANAGE_LOCAL, the offset the NIC manages. */
 struct nle {
     uint32_t id;
     uint32_t options;
     uint32_t uid;
+    bool me;
     uint64_t start, length, ct, user_ptr;
+    struct ptlx_me_match match;
+    uint64_t local_offset;
     struct nle *next;
 };
 

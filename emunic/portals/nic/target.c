@@ -67,18 +67,49 @@ static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64
     emu_nic_route(nic, &r);
 }
 
+/* Does ME e accept op m from its initiator on NI ni? */
+static bool me_matches(struct emu_nic *nic, const struct nle *e, const struct emu_msg *m, uint32_t ni)
+{
+    if ((m->ext ^ e->match.match_bits) & ~e->match.ignore_bits)
+        return false;
+    ptl_process_t id = e->match.match_id;
+    if (ni & 2) {
+        if ((id.phys.nid != PTL_NID_ANY && id.phys.nid != emu_nic_node_of(nic, m->src)) ||
+            (id.phys.pid != PTL_PID_ANY && id.phys.pid != m->src))
+            return false;
+    } else if (id.rank != PTL_RANK_ANY && id.rank != m->src) {
+        return false;
+    }
+    uint64_t off = (e->options & PTL_ME_MANAGE_LOCAL) ? e->local_offset : m->raddr;
+    return !(e->options & PTL_ME_NO_TRUNCATE) || (off <= e->length && m->len <= e->length - off);
+}
+
+/* The entry that takes m: a non-matching NI's first LE, or a matching
+ * NI's first ME that matches. *prev is the link that points at it. */
+static struct nle *find_entry(struct emu_nic *nic, struct npt *p, const struct emu_msg *m, uint32_t ni,
+                              struct nle ***prev)
+{
+    for (struct nle **l = &p->head; *l; l = &(*l)->next)
+        if (!(ni & 1) || me_matches(nic, *l, m, ni)) {
+            *prev = l;
+            return *l;
+        }
+    return NULL;
+}
+
 void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
 {
     uint32_t ni = ptlx_ni(m->hlen), pt = ptlx_pt(m->hlen);
     struct nni *n = ptln_ni(nic, s, m->dst, ni);
     struct npt *p = n && n->live && pt < PTLX_MAX_PT && n->pt[pt].used ? &n->pt[pt] : NULL;
-    struct nle *le = p ? p->head : NULL;
+    struct nle **link = NULL;
+    struct nle *le = NULL;
     int fail = PTL_NI_OK;
     if (!p) {
         fail = PTL_NI_DROPPED;
     } else if (!p->enabled) {
         fail = PTL_NI_PT_DISABLED;
-    } else if (!le) {
+    } else if (!(le = find_entry(nic, p, m, ni, &link))) {
         fail = PTL_NI_NO_MATCH;
     } else if ((needs_put(m->aop) && !(le->options & PTL_LE_OP_PUT)) ||
                (needs_get(m->aop) && !(le->options & PTL_LE_OP_GET))) {
@@ -94,16 +125,20 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         reply(nic, m, fail, 0);
         return;
     }
+    bool manage_local = le->me && (le->options & PTL_ME_MANAGE_LOCAL);
+    uint64_t offset = manage_local ? le->local_offset : m->raddr;
     /* truncate to the entry; atomics to whole elements */
-    uint64_t mlen = m->raddr >= le->length ? 0 : le->length - m->raddr;
+    uint64_t mlen = offset >= le->length ? 0 : le->length - offset;
     if (mlen > m->len)
         mlen = m->len;
     if (m->aop != PTLX_PUT && m->aop != PTLX_GET) {
         size_t es = emu_dtype_size((unsigned)ptlx_dtype(ptlx_type(m->hlen)));
         mlen -= es ? mlen % es : mlen;
     }
-    uint64_t addr = le->start + m->raddr;
+    uint64_t addr = le->start + offset;
     fail = fail_of(execute(nic, m, addr, mlen));
+    if (manage_local)
+        le->local_offset += mlen;
     bool ok = fail == PTL_NI_OK;
     if (le->ct && (le->options & PTL_LE_EVENT_CT_COMM))
         ptln_ct_add(nic, m->dst, le->ct, ok ? ((le->options & PTL_LE_EVENT_CT_BYTES) ? mlen : 1) : 0, ok ? 0 : 1);
@@ -135,8 +170,10 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         }
         ptln_eq_post(nic, m->dst, p->eq, &ev);
     }
-    if (le->options & PTL_LE_USE_ONCE) {
-        p->head = le->next;
+    /* used up: once, or (locally managed) less room left than min_free */
+    if ((le->options & PTL_LE_USE_ONCE) ||
+        (manage_local && le->length - le->local_offset < le->match.min_free)) {
+        *link = le->next;
         if (p->eq && !(le->options & PTL_LE_EVENT_UNLINK_DISABLE)) {
             ptl_event_t ev;
             memset(&ev, 0, sizeof ev);
