@@ -80,7 +80,8 @@ static void t_options(ptl_handle_ni_t mni)
     EXPECT_RC(PTL_ARG_INVALID, PtlNIInit(PTL_IFACE_DEFAULT, 0, PTL_PID_ANY, NULL, &lim, &h));
 
     ptl_pt_index_t i;
-    EXPECT_RC(PTL_FAIL, PtlPTAlloc(ni, PTL_PT_FLOWCTRL, teq, PTL_PT_ANY, &i));
+    /* flow control needs an EQ for its PT_DISABLED event */
+    EXPECT_RC(PTL_PT_EQ_NEEDED, PtlPTAlloc(ni, PTL_PT_FLOWCTRL, PTL_EQ_NONE, PTL_PT_ANY, &i));
     EXPECT_RC(PTL_ARG_INVALID, PtlPTAlloc(ni, 0, PTL_EQ_NONE, 64, &i));
     EXPECT_RC(PTL_ARG_INVALID, PtlPTAlloc(ni, 0, PTL_EQ_NONE, 1000, &i));
     EXPECT_RC(PTL_PT_IN_USE, PtlPTAlloc(ni, 0, PTL_EQ_NONE, PT_BARRIER_INDEX, &i));

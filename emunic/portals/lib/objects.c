@@ -15,11 +15,11 @@ int PtlPTAlloc(ptl_handle_ni_t ni_handle, unsigned int options, ptl_handle_eq_t 
     int ni = pl_ni_of(ni_handle);
     if (ni < 0 || !pt_index || (options & ~PTL_PT_ALLOC_OPTIONS_MASK))
         return PTL_ARG_INVALID;
-    if (options & PTL_PT_FLOWCTRL)
-        return pl_unsupported("PtlPTAlloc", "flow control (PTL_PT_FLOWCTRL)");
     int eq = -1;
     if (eq_handle != PTL_EQ_NONE && (eq = pl_eq_of(eq_handle)) < 0)
         return PTL_ARG_INVALID;
+    if ((options & PTL_PT_FLOWCTRL) && eq < 0)
+        return PTL_PT_EQ_NEEDED; /* the PT_DISABLED event needs somewhere to go */
     if (pt_index_req != PTL_PT_ANY && pt_index_req >= PTLX_MAX_PT)
         return PTL_ARG_INVALID;
     pthread_mutex_lock(&pl.mu);

@@ -26,6 +26,16 @@ void ptln_eq_post(struct emu_nic *nic, uint32_t rank, uint64_t eq, const ptl_eve
     emu_nic_wake(nic, rank);
 }
 
+uint64_t ptln_eq_room(struct emu_nic *nic, uint32_t rank, uint64_t eq)
+{
+    struct ptlx_eq_shm *q = eq ? emu_nic_rank_ptr(nic, rank, eq, sizeof *q) : NULL;
+    if (!q)
+        return 0;
+    uint64_t count = q->count;
+    uint64_t used = atomic_load(&q->tail) - atomic_load(&q->head);
+    return used >= count ? 0 : count - used;
+}
+
 void ptln_ct_add(struct emu_nic *nic, uint32_t rank, uint64_t ct, uint64_t success, uint64_t failure)
 {
     if (!ct)

@@ -59,6 +59,8 @@ struct ptl_nic {
 
 /* events.c */
 void ptln_eq_post(struct emu_nic *nic, uint32_t rank, uint64_t eq, const ptl_event_t *ev);
+/* Free slots of the EQ (0 if it is not valid memory). */
+uint64_t ptln_eq_room(struct emu_nic *nic, uint32_t rank, uint64_t eq);
 void ptln_ct_add(struct emu_nic *nic, uint32_t rank, uint64_t ct, uint64_t success, uint64_t failure);
 
 /* control.c: NI, PT, MD and LE commands from a local rank */

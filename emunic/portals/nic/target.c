@@ -119,6 +119,26 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         fail = PTL_NI_PERM_VIOLATION;
         n->sr[PTL_SR_PERMISSION_VIOLATIONS]++;
     }
+    /* Flow control: no entry to take the operation, or too little room
+     * left in the EQ to report it (one slot stays free for the
+     * PT_DISABLED event itself), disables the entry until PtlPTEnable. */
+    if (p && p->enabled && (p->options & PTL_PT_FLOWCTRL) &&
+        (fail == PTL_NI_NO_MATCH || (fail == PTL_NI_OK && ptln_eq_room(nic, m->dst, p->eq) < 3))) {
+        p->enabled = false;
+        fail = PTL_NI_PT_DISABLED;
+        if (!le || !(le->options & PTL_LE_EVENT_FLOWCTRL_DISABLE)) {
+            ptl_event_t ev;
+            memset(&ev, 0, sizeof ev);
+            ev.type = PTL_EVENT_PT_DISABLED;
+            ev.pt_index = pt;
+            ev.initiator.rank = m->src;
+            ev.ni_fail_type = PTL_NI_PT_DISABLED;
+            ev.match_bits = (ni & 1) ? m->ext : 0;
+            ev.rlength = m->len;
+            ev.remote_offset = m->raddr;
+            ptln_eq_post(nic, m->dst, p->eq, &ev);
+        }
+    }
     if (fail != PTL_NI_OK) {
         if (n && fail != PTL_NI_OP_VIOLATION && fail != PTL_NI_PERM_VIOLATION)
             n->sr[PTL_SR_DROP_COUNT]++;
