@@ -42,6 +42,10 @@ enum ptlx_kind {
     PTLX_SWAP,
     /* target NIC -> initiator NIC */
     PTLX_RESULT,
+    /* triggered counter operations, counter changes, cancellation */
+    PTLX_TRIG_CT,
+    PTLX_CT_POKE,
+    PTLX_TRIG_CANCEL,
     PTLX_KIND_COUNT_
 };
 
@@ -73,6 +77,16 @@ static inline uint32_t ptlx_ni_index(unsigned options)
 {
     return ((options & PTL_NI_MATCHING) ? 1u : 0u) | ((options & PTL_NI_PHYSICAL) ? 2u : 0u);
 }
+
+/* A triggered command (msg.dtype = 1 on a data operation or
+ * PTLX_TRIG_CT) waits at the NIC until the counter at ct reaches
+ * threshold; the trigger rides in msg.operand[16..31], so a triggered swap
+ * carries at most a 16-byte compare value. */
+struct ptlx_trigger {
+    uint64_t ct;
+    uint64_t threshold;
+};
+#define PTLX_TRIGGER_AT 16
 
 /* The matching part of an ME, in msg.operand of PTLX_LE_APPEND (msg.dtype
  * = 1 marks an ME). */

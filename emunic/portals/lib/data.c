@@ -28,7 +28,17 @@ struct op {
     ptl_hdr_data_t hdr_data;
     unsigned aop, type;
     const void *operand;
+    int trig_ct; /* -1: not triggered */
+    ptl_size_t threshold;
 };
+
+static void set_trigger(struct emu_msg *m, int ct, ptl_size_t threshold)
+{
+    struct ptlx_trigger t = {(uint64_t)(uintptr_t)pl.ct[ct].shm, threshold};
+    memcpy(m->operand + PTLX_TRIGGER_AT, &t, sizeof t);
+    m->dtype = 1;
+    atomic_store(&pl.triggers_used, 1);
+}
 
 static int post(const struct op *o)
 {
@@ -60,7 +70,9 @@ static int post(const struct op *o)
         m.laddr = md_addr(o->put_md, o->put_off, o->length, &ok);
         if (!ok)
             return PTL_ARG_INVALID;
-        if (o->length <= EMU_INLINE_MAX) {
+        /* a triggered operation reads its buffer when it fires, so never
+         * inline (collectives forward data that arrives in the meantime) */
+        if (o->length <= EMU_INLINE_MAX && o->trig_ct < 0) {
             m.flags = EMU_F_INLINE;
             m.dlen = (uint16_t)o->length;
             if (o->length)
@@ -69,15 +81,17 @@ static int post(const struct op *o)
     }
     if (o->operand)
         memcpy(m.operand, o->operand, emu_dtype_size((unsigned)ptlx_dtype(o->type)));
+    if (o->trig_ct >= 0)
+        set_trigger(&m, o->trig_ct, o->threshold);
     return emunic_post_module(&m) == 0 ? PTL_OK : PTL_FAIL;
 }
 
-int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+static int do_PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
            ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
            ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
-           ptl_hdr_data_t hdr_data)
+           ptl_hdr_data_t hdr_data, int trig_ct, ptl_size_t threshold)
 {
-    struct op o = {.kind = PTLX_PUT, .put_md = pl_md_of(md_handle), .get_md = -1,
+    struct op o = {.trig_ct = trig_ct, .threshold = threshold, .kind = PTLX_PUT, .put_md = pl_md_of(md_handle), .get_md = -1,
                    .put_off = local_offset, .length = length, .ack = ack_req,
                    .target = target_id, .pt = pt_index, .match_bits = match_bits,
                    .remote_offset = remote_offset, .user_ptr = user_ptr, .hdr_data = hdr_data};
@@ -86,17 +100,32 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
     return post(&o);
 }
 
-int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
-           ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
-           ptl_size_t remote_offset, void *user_ptr)
+int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+           ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
+           ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+           ptl_hdr_data_t hdr_data)
 {
-    struct op o = {.kind = PTLX_GET, .put_md = -1, .get_md = pl_md_of(md_handle),
+    return do_PtlPut(md_handle, local_offset, length, ack_req, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, -1, 0);
+}
+
+static int do_PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+           ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+           ptl_size_t remote_offset, void *user_ptr, int trig_ct, ptl_size_t threshold)
+{
+    struct op o = {.trig_ct = trig_ct, .threshold = threshold, .kind = PTLX_GET, .put_md = -1, .get_md = pl_md_of(md_handle),
                    .get_off = local_offset, .length = length, .target = target_id,
                    .pt = pt_index, .match_bits = match_bits, .remote_offset = remote_offset,
                    .user_ptr = user_ptr};
     if (o.get_md < 0)
         return PTL_ARG_INVALID;
     return post(&o);
+}
+
+int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+           ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+           ptl_size_t remote_offset, void *user_ptr)
+{
+    return do_PtlGet(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr, -1, 0);
 }
 
 /* op/type/length rules shared by the three atomic calls */
@@ -111,17 +140,41 @@ static int atomic_ok(ptl_op_t op, ptl_datatype_t type, ptl_size_t length, int sw
     return !swap || length == es;
 }
 
-int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+static int do_PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
               ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
               ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
-              ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
+              ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype, int trig_ct, ptl_size_t threshold)
 {
-    struct op o = {.kind = PTLX_ATOMIC, .put_md = pl_md_of(md_handle), .get_md = -1,
+    struct op o = {.trig_ct = trig_ct, .threshold = threshold, .kind = PTLX_ATOMIC, .put_md = pl_md_of(md_handle), .get_md = -1,
                    .put_off = local_offset, .length = length, .ack = ack_req,
                    .target = target_id, .pt = pt_index, .match_bits = match_bits,
                    .remote_offset = remote_offset, .user_ptr = user_ptr, .hdr_data = hdr_data,
                    .aop = operation, .type = datatype};
     if (o.put_md < 0 || !atomic_ok(operation, datatype, length, 0))
+        return PTL_ARG_INVALID;
+    return post(&o);
+}
+
+int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+              ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
+              ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+              ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
+{
+    return do_PtlAtomic(md_handle, local_offset, length, ack_req, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, operation, datatype, -1, 0);
+}
+
+static int do_PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
+                   ptl_handle_md_t put_md_handle, ptl_size_t local_put_offset,
+                   ptl_size_t length, ptl_process_t target_id, ptl_pt_index_t pt_index,
+                   ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+                   ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype, int trig_ct, ptl_size_t threshold)
+{
+    struct op o = {.trig_ct = trig_ct, .threshold = threshold, .kind = PTLX_FETCH, .put_md = pl_md_of(put_md_handle),
+                   .get_md = pl_md_of(get_md_handle), .put_off = local_put_offset,
+                   .get_off = local_get_offset, .length = length, .target = target_id,
+                   .pt = pt_index, .match_bits = match_bits, .remote_offset = remote_offset,
+                   .user_ptr = user_ptr, .hdr_data = hdr_data, .aop = operation, .type = datatype};
+    if (o.put_md < 0 || o.get_md < 0 || !atomic_ok(operation, datatype, length, 0))
         return PTL_ARG_INVALID;
     return post(&o);
 }
@@ -132,12 +185,23 @@ int PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
                    ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
                    ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
 {
-    struct op o = {.kind = PTLX_FETCH, .put_md = pl_md_of(put_md_handle),
+    return do_PtlFetchAtomic(get_md_handle, local_get_offset, put_md_handle, local_put_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, operation, datatype, -1, 0);
+}
+
+static int do_PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
+            ptl_handle_md_t put_md_handle, ptl_size_t local_put_offset, ptl_size_t length,
+            ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+            ptl_size_t remote_offset, void *user_ptr, ptl_hdr_data_t hdr_data,
+            const void *operand, ptl_op_t operation, ptl_datatype_t datatype, int trig_ct, ptl_size_t threshold)
+{
+    struct op o = {.trig_ct = trig_ct, .threshold = threshold, .kind = PTLX_SWAP, .put_md = pl_md_of(put_md_handle),
                    .get_md = pl_md_of(get_md_handle), .put_off = local_put_offset,
                    .get_off = local_get_offset, .length = length, .target = target_id,
                    .pt = pt_index, .match_bits = match_bits, .remote_offset = remote_offset,
-                   .user_ptr = user_ptr, .hdr_data = hdr_data, .aop = operation, .type = datatype};
-    if (o.put_md < 0 || o.get_md < 0 || !atomic_ok(operation, datatype, length, 0))
+                   .user_ptr = user_ptr, .hdr_data = hdr_data, .aop = operation,
+                   .type = datatype, .operand = operand};
+    if (o.put_md < 0 || o.get_md < 0 || !atomic_ok(operation, datatype, length, 1) ||
+        (operation != PTL_SWAP && !operand))
         return PTL_ARG_INVALID;
     return post(&o);
 }
@@ -148,14 +212,82 @@ int PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
             ptl_size_t remote_offset, void *user_ptr, ptl_hdr_data_t hdr_data,
             const void *operand, ptl_op_t operation, ptl_datatype_t datatype)
 {
-    struct op o = {.kind = PTLX_SWAP, .put_md = pl_md_of(put_md_handle),
-                   .get_md = pl_md_of(get_md_handle), .put_off = local_put_offset,
-                   .get_off = local_get_offset, .length = length, .target = target_id,
-                   .pt = pt_index, .match_bits = match_bits, .remote_offset = remote_offset,
-                   .user_ptr = user_ptr, .hdr_data = hdr_data, .aop = operation,
-                   .type = datatype, .operand = operand};
-    if (o.put_md < 0 || o.get_md < 0 || !atomic_ok(operation, datatype, length, 1) ||
-        (operation != PTL_SWAP && !operand))
+    return do_PtlSwap(get_md_handle, local_get_offset, put_md_handle, local_put_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, operand, operation, datatype, -1, 0);
+}
+
+/* ---- triggered operations: the same operations, held by the NIC until
+ * the counter trig_ct_handle reaches threshold ---- */
+
+static int trig_index(ptl_handle_ct_t h)
+{
+    return pl_ct_of(h);
+}
+
+int PtlTriggeredPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+                    ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
+                    ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+                    ptl_hdr_data_t hdr_data, ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
+{
+    int t = trig_index(trig_ct_handle);
+    if (t < 0)
         return PTL_ARG_INVALID;
-    return post(&o);
+    return do_PtlPut(md_handle, local_offset, length, ack_req, target_id, pt_index, match_bits, remote_offset,
+                     user_ptr, hdr_data, t, threshold);
+}
+
+int PtlTriggeredGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+                    ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+                    ptl_size_t remote_offset, void *user_ptr, ptl_handle_ct_t trig_ct_handle,
+                    ptl_size_t threshold)
+{
+    int t = trig_index(trig_ct_handle);
+    if (t < 0)
+        return PTL_ARG_INVALID;
+    return do_PtlGet(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr, t,
+                     threshold);
+}
+
+int PtlTriggeredAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
+                       ptl_ack_req_t ack_req, ptl_process_t target_id, ptl_pt_index_t pt_index,
+                       ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+                       ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype,
+                       ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
+{
+    int t = trig_index(trig_ct_handle);
+    if (t < 0)
+        return PTL_ARG_INVALID;
+    return do_PtlAtomic(md_handle, local_offset, length, ack_req, target_id, pt_index, match_bits, remote_offset,
+                        user_ptr, hdr_data, operation, datatype, t, threshold);
+}
+
+int PtlTriggeredFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
+                            ptl_handle_md_t put_md_handle, ptl_size_t local_put_offset,
+                            ptl_size_t length, ptl_process_t target_id, ptl_pt_index_t pt_index,
+                            ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
+                            ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype,
+                            ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
+{
+    int t = trig_index(trig_ct_handle);
+    if (t < 0)
+        return PTL_ARG_INVALID;
+    return do_PtlFetchAtomic(get_md_handle, local_get_offset, put_md_handle, local_put_offset, length, target_id,
+                             pt_index, match_bits, remote_offset, user_ptr, hdr_data, operation, datatype, t,
+                             threshold);
+}
+
+int PtlTriggeredSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
+                     ptl_handle_md_t put_md_handle, ptl_size_t local_put_offset, ptl_size_t length,
+                     ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
+                     ptl_size_t remote_offset, void *user_ptr, ptl_hdr_data_t hdr_data,
+                     const void *operand, ptl_op_t operation, ptl_datatype_t datatype,
+                     ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
+{
+    int t = trig_index(trig_ct_handle);
+    if (t < 0)
+        return PTL_ARG_INVALID;
+    int dt = ptlx_dtype(datatype);
+    if (operand && dt >= 0 && emu_dtype_size((unsigned)dt) > PTLX_TRIGGER_AT)
+        return pl_unsupported("PtlTriggeredSwap", "compare values over 16 bytes (long double complex)");
+    return do_PtlSwap(get_md_handle, local_get_offset, put_md_handle, local_put_offset, length, target_id, pt_index,
+                      match_bits, remote_offset, user_ptr, hdr_data, operand, operation, datatype, t, threshold);
 }

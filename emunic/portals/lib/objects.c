@@ -312,6 +312,22 @@ int PtlCTFree(ptl_handle_ct_t ct_handle)
     return i >= 0 ? PTL_OK : PTL_ARG_INVALID;
 }
 
+/* Counters change in rank memory; once triggered operations exist, the
+ * NIC is told so it can fire the ones whose threshold was reached. */
+static void ct_changed(int i)
+{
+    if (!atomic_load(&pl.triggers_used))
+        return;
+    struct emu_msg m;
+    memset(&m, 0, EMU_MSG_HDR_SIZE);
+    m.op = EMU_OP_MODULE;
+    m.module = EMU_MOD_PORTALS;
+    m.aop = PTLX_CT_POKE;
+    m.dst = emunic_rank();
+    m.laddr = addr_of(pl.ct[i].shm);
+    emunic_post_module(&m);
+}
+
 int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)
 {
     int i = pl_ct_of(ct_handle);
@@ -319,6 +335,7 @@ int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)
         return PTL_ARG_INVALID;
     atomic_store(&pl.ct[i].shm->success, new_ct.success);
     atomic_store(&pl.ct[i].shm->failure, new_ct.failure);
+    ct_changed(i);
     return PTL_OK;
 }
 
@@ -329,5 +346,53 @@ int PtlCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment)
         return PTL_ARG_INVALID;
     atomic_fetch_add(&pl.ct[i].shm->success, increment.success);
     atomic_fetch_add(&pl.ct[i].shm->failure, increment.failure);
+    ct_changed(i);
     return PTL_OK;
+}
+
+/* PtlTriggeredCTInc / PtlTriggeredCTSet: the NIC applies them. */
+static int trig_ct_op(ptl_handle_ct_t ct_handle, ptl_ct_event_t v, int set, ptl_handle_ct_t trig, ptl_size_t threshold)
+{
+    int i = pl_ct_of(ct_handle), t = pl_ct_of(trig);
+    if (i < 0 || t < 0)
+        return PTL_ARG_INVALID;
+    struct emu_msg m;
+    memset(&m, 0, EMU_MSG_HDR_SIZE);
+    m.op = EMU_OP_MODULE;
+    m.module = EMU_MOD_PORTALS;
+    m.aop = PTLX_TRIG_CT;
+    m.dst = emunic_rank();
+    m.laddr = addr_of(pl.ct[i].shm);
+    m.raddr = v.success;
+    m.len = v.failure;
+    m.key = (uint32_t)set;
+    struct ptlx_trigger tr = {addr_of(pl.ct[t].shm), threshold};
+    memcpy(m.operand + PTLX_TRIGGER_AT, &tr, sizeof tr);
+    m.dtype = 1;
+    atomic_store(&pl.triggers_used, 1);
+    return emunic_post_module(&m) == 0 ? PTL_OK : PTL_FAIL;
+}
+
+int PtlTriggeredCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment, ptl_handle_ct_t trig_ct_handle,
+                      ptl_size_t threshold)
+{
+    return trig_ct_op(ct_handle, increment, 0, trig_ct_handle, threshold);
+}
+
+int PtlTriggeredCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct, ptl_handle_ct_t trig_ct_handle,
+                      ptl_size_t threshold)
+{
+    return trig_ct_op(ct_handle, new_ct, 1, trig_ct_handle, threshold);
+}
+
+int PtlCTCancelTriggered(ptl_handle_ct_t ct_handle)
+{
+    int i = pl_ct_of(ct_handle);
+    if (i < 0)
+        return PTL_ARG_INVALID;
+    struct emu_msg m;
+    memset(&m, 0, EMU_MSG_HDR_SIZE);
+    m.hlen = ptlx_pack(0, pl.ct[i].ni, 0, 0, 0);
+    m.laddr = addr_of(pl.ct[i].shm);
+    return pl_ctl(PTLX_TRIG_CANCEL, &m, NULL);
 }

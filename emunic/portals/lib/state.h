@@ -58,6 +58,7 @@ struct pl_state {
     pthread_mutex_t mu;
     int init_refs;
     _Atomic int aborted;
+    _Atomic int triggers_used; /* then counter changes are told to the NIC */
     struct pl_ni ni[PTLX_MAX_NI];
     struct pl_eq eq[PL_MAX_EQ];
     struct pl_ct ct[PL_MAX_CT];

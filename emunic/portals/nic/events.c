@@ -48,4 +48,5 @@ void ptln_ct_add(struct emu_nic *nic, uint32_t rank, uint64_t ct, uint64_t succe
     if (failure)
         atomic_fetch_add(&c->failure, failure);
     emu_nic_wake(nic, rank);
+    ptln_trig_check(nic, rank, ct);
 }

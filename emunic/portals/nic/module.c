@@ -13,6 +13,7 @@ static int ptl_init(struct emu_nic *nic, void **state)
         return -1;
     }
     *state = s;
+    ptln_trig_init(s);
     return 0;
 }
 
@@ -21,6 +22,7 @@ static void ptl_fini(struct emu_nic *nic, void *state)
     struct ptl_nic *s = state;
     if (!s)
         return;
+    ptln_trig_fini();
     for (uint32_t l = 0; l < emu_nic_nlocal(nic); l++)
         for (int n = 0; n < PTLX_MAX_NI; n++) {
             struct nni *ni = &s->ni[l][n];
@@ -38,12 +40,21 @@ static void ptl_fini(struct emu_nic *nic, void *state)
 
 static void ptl_local(struct emu_nic *nic, void *state, struct emu_msg *m)
 {
-    if (m->aop >= PTLX_PUT && m->aop <= PTLX_SWAP)
-        ptln_start(nic, state, m);
-    else if (m->aop < PTLX_PUT)
+    if ((m->aop >= PTLX_PUT && m->aop <= PTLX_SWAP) || m->aop == PTLX_TRIG_CT) {
+        if (m->dtype == 1)
+            ptln_trig_post(nic, m);
+        else if (m->aop != PTLX_TRIG_CT)
+            ptln_start(nic, state, m);
+    } else if (m->aop == PTLX_CT_POKE) {
+        ptln_trig_check(nic, m->src, m->laddr);
+    } else if (m->aop == PTLX_TRIG_CANCEL) {
+        ptln_trig_cancel(m->src, m->laddr);
+        emu_nic_ack(nic, m, PTL_OK, 0);
+    } else if (m->aop < PTLX_PUT) {
         ptln_control(nic, state, m);
-    else
+    } else {
         emu_nic_ack(nic, m, PTL_ARG_INVALID, 0); /* ranks may not send results */
+    }
 }
 
 static void ptl_target(struct emu_nic *nic, void *state, struct emu_msg *m)

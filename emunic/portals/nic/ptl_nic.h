@@ -70,6 +70,13 @@ struct nni *ptln_ni(struct emu_nic *nic, struct ptl_nic *s, uint32_t rank, uint3
 /* target.c: an operation arriving for a local rank */
 void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);
 
+/* triggered.c: commands held until a counter reaches a threshold */
+void ptln_trig_init(struct ptl_nic *s);
+void ptln_trig_fini(void);
+void ptln_trig_post(struct emu_nic *nic, struct emu_msg *m);
+void ptln_trig_check(struct emu_nic *nic, uint32_t rank, uint64_t ct);
+int ptln_trig_cancel(uint32_t rank, uint64_t ct);
+
 /* initiator.c: operations of local ranks, start and result */
 void ptln_start(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);
 void ptln_result(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);
