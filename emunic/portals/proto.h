@@ -34,6 +34,7 @@ enum ptlx_kind {
     PTLX_LE_APPEND,
     PTLX_LE_UNLINK,
     PTLX_NI_STATUS,
+    PTLX_NI_SETMAP, /* laddr: job rank -> logical rank table in the heap, len: entries */
     /* data operations */
     PTLX_PUT,
     PTLX_GET,

@@ -366,6 +366,7 @@ enum {
     EV_RLEN = 1u << 4, EV_MLEN = 1u << 5, EV_ROFF = 1u << 6, EV_INIT = 1u << 7,
     EV_UID = 1u << 8, EV_PT = 1u << 9, EV_LIST = 1u << 10, EV_FAIL = 1u << 11,
     EV_AOP = 1u << 12, EV_INIT_PHYS = 1u << 13,
+    EV_MBITS = 1u << 14, /* match_bits == w->match_bits (matching NIs) */
 };
 
 struct evwant {
@@ -380,6 +381,7 @@ struct evwant {
     ptl_pt_index_t pt_index;
     int ni_fail;
     int op, dt;
+    ptl_match_bits_t match_bits; /* with EV_MBITS */
 };
 
 static inline void pt_check_event_(const char *file, int line, const char *ctx,
@@ -405,6 +407,8 @@ static inline void pt_check_event_(const char *file, int line, const char *ctx,
        (unsigned long long)ev->hdr_data, (unsigned long long)w->hdr_data);
     F_(EV_MATCH, ev->match_bits == 0, "%s event match_bits 0x%llx, want 0 (non-matching NI)", t,
        (unsigned long long)ev->match_bits);
+    F_(EV_MBITS, ev->match_bits == w->match_bits, "%s event match_bits 0x%llx, want 0x%llx", t,
+       (unsigned long long)ev->match_bits, (unsigned long long)w->match_bits);
     F_(EV_RLEN, ev->rlength == w->rlength, "%s event rlength %llu, want %llu", t,
        (unsigned long long)ev->rlength, (unsigned long long)w->rlength);
     F_(EV_MLEN, ev->mlength == w->mlength, "%s event mlength %llu, want %llu", t,

@@ -120,6 +120,8 @@ int PtlNIFini(ptl_handle_ni_t ni_handle)
         rc = pl_ctl(PTLX_NI_FINI, &m, NULL);
         free(pl.ni[i].map);
         pl.ni[i].map = NULL;
+        emunic_free(pl.ni[i].inv);
+        pl.ni[i].inv = NULL;
         /* objects of this NI die with it */
         for (int k = 0; k < PL_MAX_EQ; k++)
             if (pl.eq[k].live && pl.eq[k].ni == (uint32_t)i) {
@@ -252,14 +254,40 @@ int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_
         map[r] = p.phys.pid;
         identity &= map[r] == r;
     }
+    /* the NIC matches and reports initiators by logical rank: give it the
+     * inverse table, in the heap where it can read it */
+    uint32_t *inv = NULL;
+    if (!identity) {
+        inv = emunic_malloc((size_t)emunic_size() * sizeof *inv);
+        if (!inv) {
+            free(map);
+            return PTL_NO_SPACE;
+        }
+        for (uint32_t r = 0; r < emunic_size(); r++)
+            inv[r] = PTL_RANK_ANY; /* not in the map */
+        for (ptl_size_t r = 0; r < map_size; r++)
+            inv[map[r]] = (uint32_t)r;
+    }
     pthread_mutex_lock(&pl.mu);
-    free(pl.ni[i].map);
-    pl.ni[i].map = identity ? NULL : map;
-    pl.ni[i].map_n = (uint32_t)map_size;
+    struct emu_msg m;
+    memset(&m, 0, EMU_MSG_HDR_SIZE);
+    m.hlen = ptlx_pack(0, (uint32_t)i, 0, 0, 0);
+    m.laddr = (uint64_t)(uintptr_t)inv;
+    m.len = inv ? emunic_size() : 0;
+    int rc = pl_ctl(PTLX_NI_SETMAP, &m, NULL);
+    if (rc == PTL_OK) {
+        free(pl.ni[i].map);
+        emunic_free(pl.ni[i].inv);
+        pl.ni[i].map = identity ? NULL : map;
+        pl.ni[i].inv = inv;
+        pl.ni[i].map_n = (uint32_t)map_size;
+    }
     pthread_mutex_unlock(&pl.mu);
-    if (identity)
+    if (identity || rc != PTL_OK)
         free(map);
-    return PTL_OK;
+    if (rc != PTL_OK)
+        emunic_free(inv);
+    return rc;
 }
 
 int PtlAtomicSync(void)

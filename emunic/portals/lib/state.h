@@ -22,6 +22,7 @@ struct pl_ni {
     unsigned options;
     uint32_t *map; /* logical rank -> job rank (NULL: identity) */
     uint32_t map_n;
+    uint32_t *inv; /* job rank -> logical rank, in the heap for the NIC */
 };
 
 struct pl_eq {

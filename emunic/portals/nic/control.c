@@ -14,6 +14,24 @@ struct nni *ptln_ni(struct emu_nic *nic, struct ptl_nic *s, uint32_t rank, uint3
     return &s->ni[l][ni];
 }
 
+ptl_process_t ptln_initiator(struct emu_nic *nic, const struct nni *n, uint32_t ni, uint32_t target,
+                             uint32_t src)
+{
+    ptl_process_t id;
+    if (ni & 2) {
+        id.phys.nid = emu_nic_node_of(nic, src);
+        id.phys.pid = src;
+        return id;
+    }
+    id.rank = src;
+    if (n && n->inv_map && src < n->inv_len) {
+        const uint32_t *inv = emu_nic_rank_ptr(nic, target, n->inv_map + (uint64_t)src * sizeof *inv, sizeof *inv);
+        if (inv)
+            id.rank = *inv;
+    }
+    return id;
+}
+
 static void ni_clear(struct nni *n)
 {
     for (int p = 0; p < PTLX_MAX_PT; p++) {
@@ -94,6 +112,12 @@ static int control(struct emu_nic *nic, struct ptl_nic *s, const struct emu_msg 
     switch (m->aop) {
     case PTLX_NI_FINI:
         ni_clear(n);
+        return PTL_OK;
+    case PTLX_NI_SETMAP:
+        if (m->laddr && !emu_nic_rank_ptr(nic, m->src, m->laddr, m->len * sizeof(uint32_t)))
+            return PTL_ARG_INVALID;
+        n->inv_map = m->laddr;
+        n->inv_len = m->len;
         return PTL_OK;
     case PTLX_NI_STATUS:
         if (m->raddr >= PTL_SR_LAST)

@@ -123,6 +123,7 @@ void ptln_result(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     struct nni *n = ptln_ni(nic, s, done.rank, done.ni);
     int fail = m->status;
     uint64_t mlen = m->len;
+    done.remote_offset = m->raddr; /* the offset the target used */
     bool has_get = done.kind == PTLX_GET || done.kind == PTLX_FETCH || done.kind == PTLX_SWAP;
     if (done.kind != PTLX_GET && !done.inline_data)
         send_done(nic, &done, n); /* the target has read the source */

@@ -37,6 +37,7 @@ struct nmd {
 
 struct nni {
     bool live;
+    uint64_t inv_map, inv_len; /* job rank -> logical rank (0: identity) */
     struct npt pt[PTLX_MAX_PT];
     struct nmd *md; /* PTLX_MAX_MD */
     uint64_t sr[PTL_SR_LAST];
@@ -66,6 +67,11 @@ void ptln_ct_add(struct emu_nic *nic, uint32_t rank, uint64_t ct, uint64_t succe
 /* control.c: NI, PT, MD and LE commands from a local rank */
 void ptln_control(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);
 struct nni *ptln_ni(struct emu_nic *nic, struct ptl_nic *s, uint32_t rank, uint32_t ni);
+
+/* The initiator's id as the target's NI knows it: logical rank (through
+ * the target's PtlSetMap table) or physical nid/pid. */
+ptl_process_t ptln_initiator(struct emu_nic *nic, const struct nni *n, uint32_t ni, uint32_t target,
+                             uint32_t src);
 
 /* target.c: an operation arriving for a local rank */
 void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);

@@ -50,7 +50,9 @@ static int execute(struct emu_nic *nic, const struct emu_msg *m, uint64_t addr, 
     }
 }
 
-static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64_t mlen)
+/* offset: where the operation went in the entry (the ME's own offset
+ * under PTL_ME_MANAGE_LOCAL), reported in the initiator's events */
+static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64_t mlen, uint64_t offset)
 {
     struct emu_msg r;
     memset(&r, 0, EMU_MSG_HDR_SIZE);
@@ -63,21 +65,21 @@ static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64
     r.dst = m->src;
     r.cookie = m->cookie;
     r.len = mlen;
-    r.raddr = m->raddr;
+    r.raddr = offset;
     emu_nic_route(nic, &r);
 }
 
-/* Does ME e accept op m from its initiator on NI ni? */
-static bool me_matches(struct emu_nic *nic, const struct nle *e, const struct emu_msg *m, uint32_t ni)
+/* Does ME e accept op m from initiator `from` on NI ni? */
+static bool me_matches(const struct nle *e, const struct emu_msg *m, uint32_t ni, ptl_process_t from)
 {
     if ((m->ext ^ e->match.match_bits) & ~e->match.ignore_bits)
         return false;
     ptl_process_t id = e->match.match_id;
     if (ni & 2) {
-        if ((id.phys.nid != PTL_NID_ANY && id.phys.nid != emu_nic_node_of(nic, m->src)) ||
-            (id.phys.pid != PTL_PID_ANY && id.phys.pid != m->src))
+        if ((id.phys.nid != PTL_NID_ANY && id.phys.nid != from.phys.nid) ||
+            (id.phys.pid != PTL_PID_ANY && id.phys.pid != from.phys.pid))
             return false;
-    } else if (id.rank != PTL_RANK_ANY && id.rank != m->src) {
+    } else if (id.rank != PTL_RANK_ANY && id.rank != from.rank) {
         return false;
     }
     uint64_t off = (e->options & PTL_ME_MANAGE_LOCAL) ? e->local_offset : m->raddr;
@@ -86,11 +88,11 @@ static bool me_matches(struct emu_nic *nic, const struct nle *e, const struct em
 
 /* The entry that takes m: a non-matching NI's first LE, or a matching
  * NI's first ME that matches. *prev is the link that points at it. */
-static struct nle *find_entry(struct emu_nic *nic, struct npt *p, const struct emu_msg *m, uint32_t ni,
+static struct nle *find_entry(struct npt *p, const struct emu_msg *m, uint32_t ni, ptl_process_t from,
                               struct nle ***prev)
 {
     for (struct nle **l = &p->head; *l; l = &(*l)->next)
-        if (!(ni & 1) || me_matches(nic, *l, m, ni)) {
+        if (!(ni & 1) || me_matches(*l, m, ni, from)) {
             *prev = l;
             return *l;
         }
@@ -105,11 +107,12 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     struct nle **link = NULL;
     struct nle *le = NULL;
     int fail = PTL_NI_OK;
+    ptl_process_t from = ptln_initiator(nic, n, ni, m->dst, m->src);
     if (!p) {
         fail = PTL_NI_DROPPED;
     } else if (!p->enabled) {
         fail = PTL_NI_PT_DISABLED;
-    } else if (!(le = find_entry(nic, p, m, ni, &link))) {
+    } else if (!(le = find_entry(p, m, ni, from, &link))) {
         fail = PTL_NI_NO_MATCH;
     } else if ((needs_put(m->aop) && !(le->options & PTL_LE_OP_PUT)) ||
                (needs_get(m->aop) && !(le->options & PTL_LE_OP_GET))) {
@@ -131,7 +134,7 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
             memset(&ev, 0, sizeof ev);
             ev.type = PTL_EVENT_PT_DISABLED;
             ev.pt_index = pt;
-            ev.initiator.rank = m->src;
+            ev.initiator = from;
             ev.ni_fail_type = PTL_NI_PT_DISABLED;
             ev.match_bits = (ni & 1) ? m->ext : 0;
             ev.rlength = m->len;
@@ -142,7 +145,7 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     if (fail != PTL_NI_OK) {
         if (n && fail != PTL_NI_OP_VIOLATION && fail != PTL_NI_PERM_VIOLATION)
             n->sr[PTL_SR_DROP_COUNT]++;
-        reply(nic, m, fail, 0);
+        reply(nic, m, fail, 0, m->raddr);
         return;
     }
     bool manage_local = le->me && (le->options & PTL_ME_MANAGE_LOCAL);
@@ -174,12 +177,7 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         ev.rlength = m->len;
         ev.mlength = mlen;
         ev.remote_offset = m->raddr;
-        if (ni & 2) {
-            ev.initiator.phys.nid = emu_nic_node_of(nic, m->src);
-            ev.initiator.phys.pid = m->src;
-        } else {
-            ev.initiator.rank = m->src;
-        }
+        ev.initiator = from;
         ev.uid = (ptl_uid_t)getuid();
         ev.pt_index = pt;
         ev.ptl_list = PTL_PRIORITY_LIST;
@@ -205,5 +203,5 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         }
         free(le);
     }
-    reply(nic, m, fail, mlen);
+    reply(nic, m, fail, mlen, offset);
 }
