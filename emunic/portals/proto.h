@@ -35,6 +35,7 @@ enum ptlx_kind {
     PTLX_LE_UNLINK,
     PTLX_NI_STATUS,
     PTLX_NI_SETMAP, /* laddr: job rank -> logical rank table in the heap, len: entries */
+    PTLX_SEARCH,    /* PtlLESearch/PtlMESearch: key = search op */
     /* data operations */
     PTLX_PUT,
     PTLX_GET,

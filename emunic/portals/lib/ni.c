@@ -9,7 +9,7 @@
 
 static const ptl_ni_limits_t limits = {
     .max_entries = PTLX_MAX_LE,
-    .max_unexpected_headers = 0, /* no overflow list in this slice */
+    .max_unexpected_headers = 65536,
     .max_mds = PTLX_MAX_MD,
     .max_cts = PL_MAX_CT,
     .max_eqs = PL_MAX_EQ,

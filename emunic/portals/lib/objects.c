@@ -153,8 +153,6 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
     if (ni < 0 || ((ni & 1) != 0) != (me != NULL) || !le || !handle || pt_index >= PTLX_MAX_PT ||
         !pl.pt_used[ni][pt_index] || (le->options & ~mask) || ptl_list > PTL_OVERFLOW_LIST)
         return PTL_ARG_INVALID;
-    if (ptl_list == PTL_OVERFLOW_LIST)
-        return pl_unsupported(fn, "the overflow list");
     if (le->options & PTL_IOVEC)
         return pl_unsupported(fn, "iovec list entries (PTL_IOVEC)");
     int ct = -1;
@@ -169,7 +167,7 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
         struct emu_msg m;
         memset(&m, 0, EMU_MSG_HDR_SIZE);
         m.hlen = ptlx_pack(pt_index, (uint32_t)ni, 0, 0, 0);
-        m.key = (uint32_t)i;
+        m.key = (uint32_t)i | (ptl_list == PTL_OVERFLOW_LIST ? 0x80000000u : 0);
         m.laddr = addr_of(le->start);
         m.len = le->length;
         m.aux = ct >= 0 ? addr_of(pl.ct[ct].shm) : 0;
@@ -209,6 +207,48 @@ int PtlMEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_me
     /* the leading fields of an ME are an LE's */
     ptl_le_t le = {me->start, me->length, me->ct_handle, me->uid, me->options};
     return entry_append(ni_handle, pt_index, &le, me, ptl_list, user_ptr, me_handle);
+}
+
+/* PtlLESearch / PtlMESearch: the NIC looks through the PT's unexpected
+ * headers and answers with PTL_EVENT_SEARCH, or (PTL_SEARCH_DELETE) the
+ * overflow events of every match, on the PT's EQ. */
+static int search(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le, const ptl_me_t *me,
+                  ptl_search_op_t op, void *user_ptr)
+{
+    int ni = pl_ni_of(ni_handle);
+    if (ni < 0 || ((ni & 1) != 0) != (me != NULL) || !le || pt_index >= PTLX_MAX_PT || !pl.pt_used[ni][pt_index] ||
+        op > PTL_SEARCH_DELETE)
+        return PTL_ARG_INVALID;
+    struct emu_msg m;
+    memset(&m, 0, EMU_MSG_HDR_SIZE);
+    m.hlen = ptlx_pack(pt_index, (uint32_t)ni, 0, 0, 0);
+    m.key = op;
+    m.laddr = addr_of(le->start);
+    m.len = le->length;
+    m.imm = addr_of(user_ptr);
+    m.raddr = le->options;
+    m.ext = le->uid;
+    if (me) {
+        struct ptlx_me_match mm = {me->match_bits, me->ignore_bits, me->min_free, me->match_id};
+        memcpy(m.operand, &mm, sizeof mm);
+        m.dtype = 1;
+    }
+    return pl_ctl(PTLX_SEARCH, &m, NULL);
+}
+
+int PtlLESearch(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
+                ptl_search_op_t ptl_search_op, void *user_ptr)
+{
+    return search(ni_handle, pt_index, le, NULL, ptl_search_op, user_ptr);
+}
+
+int PtlMESearch(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_me_t *me,
+                ptl_search_op_t ptl_search_op, void *user_ptr)
+{
+    if (!me)
+        return PTL_ARG_INVALID;
+    ptl_le_t le = {me->start, me->length, me->ct_handle, me->uid, me->options};
+    return search(ni_handle, pt_index, &le, me, ptl_search_op, user_ptr);
 }
 
 static int entry_unlink(int i)

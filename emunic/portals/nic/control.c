@@ -32,27 +32,31 @@ ptl_process_t ptln_initiator(struct emu_nic *nic, const struct nni *n, uint32_t 
     return id;
 }
 
+static void free_list(struct nle *e)
+{
+    while (e) {
+        struct nle *nx = e->next;
+        free(e);
+        e = nx;
+    }
+}
+
 static void ni_clear(struct nni *n)
 {
     for (int p = 0; p < PTLX_MAX_PT; p++) {
-        struct nle *e = n->pt[p].head;
-        while (e) {
-            struct nle *nx = e->next;
-            free(e);
-            e = nx;
-        }
+        free_list(n->pt[p].head);
+        free_list(n->pt[p].ovf);
+        ptln_uh_clear(&n->pt[p]);
     }
     free(n->md);
     memset(n, 0, sizeof *n);
 }
 
-static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m)
+/* An LE or ME as PTLX_LE_APPEND and PTLX_SEARCH describe it. */
+static void entry_of(const struct emu_msg *m, struct nle *e)
 {
-    uint32_t pt = ptlx_pt(m->hlen);
-    struct nle *e = calloc(1, sizeof *e);
-    if (!e)
-        return PTL_NO_SPACE;
-    e->id = m->key;
+    memset(e, 0, sizeof *e);
+    e->id = m->key & 0x7fffffffu;
     e->start = m->laddr;
     e->length = m->len;
     e->ct = m->aux;
@@ -63,7 +67,23 @@ static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m
         e->me = true;
         memcpy(&e->match, m->operand, sizeof e->match);
     }
-    struct nle **tail = &n->pt[pt].head;
+}
+
+static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m)
+{
+    uint32_t pt = ptlx_pt(m->hlen);
+    bool overflow = (m->key & 0x80000000u) != 0;
+    struct nle *e = calloc(1, sizeof *e);
+    if (!e)
+        return PTL_NO_SPACE;
+    entry_of(m, e);
+    /* a priority entry first takes what already arrived unexpected; a
+     * use-once entry that did is used up and never linked */
+    if (!overflow && ptln_uh_claim(nic, m->src, &n->pt[pt], pt, ptlx_ni(m->hlen), e)) {
+        free(e);
+        return PTL_OK;
+    }
+    struct nle **tail = overflow ? &n->pt[pt].ovf : &n->pt[pt].head;
     while (*tail)
         tail = &(*tail)->next;
     *tail = e;
@@ -73,7 +93,7 @@ static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m
         ev.type = PTL_EVENT_LINK;
         ev.user_ptr = (void *)(uintptr_t)e->user_ptr;
         ev.pt_index = pt;
-        ev.ptl_list = PTL_PRIORITY_LIST;
+        ev.ptl_list = overflow ? PTL_OVERFLOW_LIST : PTL_PRIORITY_LIST;
         ev.ni_fail_type = PTL_NI_OK;
         ptln_eq_post(nic, m->src, n->pt[pt].eq, &ev);
     }
@@ -82,13 +102,16 @@ static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m
 
 static int le_unlink(struct nni *n, const struct emu_msg *m)
 {
-    for (struct nle **p = &n->pt[ptlx_pt(m->hlen)].head; *p; p = &(*p)->next)
-        if ((*p)->id == m->key) {
-            struct nle *e = *p;
-            *p = e->next;
-            free(e);
-            return PTL_OK;
-        }
+    struct npt *pt = &n->pt[ptlx_pt(m->hlen)];
+    struct nle **lists[2] = {&pt->head, &pt->ovf};
+    for (int k = 0; k < 2; k++)
+        for (struct nle **p = lists[k]; *p; p = &(*p)->next)
+            if ((*p)->id == m->key) {
+                struct nle *e = *p;
+                *p = e->next;
+                free(e);
+                return PTL_OK;
+            }
     return PTL_ARG_INVALID; /* already gone (a used-up PTL_LE_USE_ONCE entry) */
 }
 
@@ -135,8 +158,9 @@ static int control(struct emu_nic *nic, struct ptl_nic *s, const struct emu_msg 
     case PTLX_PT_FREE:
         if (!p->used)
             return PTL_ARG_INVALID;
-        if (p->head)
+        if (p->head || p->ovf)
             return PTL_PT_IN_USE;
+        ptln_uh_clear(p);
         memset(p, 0, sizeof *p);
         return PTL_OK;
     case PTLX_PT_ENABLE:
@@ -157,6 +181,13 @@ static int control(struct emu_nic *nic, struct ptl_nic *s, const struct emu_msg 
         return p->used ? le_append(nic, n, m) : PTL_ARG_INVALID;
     case PTLX_LE_UNLINK:
         return le_unlink(n, m);
+    case PTLX_SEARCH: {
+        if (!p->used)
+            return PTL_ARG_INVALID;
+        struct nle e;
+        entry_of(m, &e);
+        return ptln_search(nic, m->src, p, pt, ptlx_ni(m->hlen), &e, m->key == PTL_SEARCH_DELETE);
+    }
     default:
         return PTL_ARG_INVALID;
     }

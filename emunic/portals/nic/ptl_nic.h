@@ -22,11 +22,23 @@ struct nle {
     struct nle *next;
 };
 
+/* What the NIC remembers of an operation an overflow entry took, until a
+ * priority append or a search claims it. */
+struct nuh {
+    uint8_t kind;
+    uint8_t aop, atype;
+    ptl_process_t from;
+    uint64_t match_bits, rlength, mlength, remote_offset, hdr_data, start;
+    struct nuh *next;
+};
+
 struct npt {
     bool used, enabled;
     uint32_t options;
     uint64_t eq;
-    struct nle *head;
+    struct nle *head; /* priority list */
+    struct nle *ovf;  /* overflow list */
+    struct nuh *uh;   /* unexpected headers, oldest first */
 };
 
 struct nmd {
@@ -72,6 +84,22 @@ struct nni *ptln_ni(struct emu_nic *nic, struct ptl_nic *s, uint32_t rank, uint3
  * the target's PtlSetMap table) or physical nid/pid. */
 ptl_process_t ptln_initiator(struct emu_nic *nic, const struct nni *n, uint32_t ni, uint32_t target,
                              uint32_t src);
+
+/* Does ME e accept an operation with these bits, offset and length from
+ * initiator from on NI ni? */
+bool ptln_me_matches(const struct nle *e, uint64_t bits, uint64_t offset, uint64_t len, uint32_t ni,
+                     ptl_process_t from);
+uint8_t ptln_event_type(uint8_t kind);
+
+/* unexpected.c: the overflow side of a portal table entry */
+void ptln_uh_record(struct npt *p, const struct emu_msg *m, ptl_process_t from, uint64_t start, uint64_t mlen);
+/* A new priority entry first claims matching unexpected headers; returns
+ * true if it was used up by them (use-once) and must not be linked. */
+bool ptln_uh_claim(struct emu_nic *nic, uint32_t rank, struct npt *p, uint32_t pt, uint32_t ni,
+                   const struct nle *e);
+int ptln_search(struct emu_nic *nic, uint32_t rank, struct npt *p, uint32_t pt, uint32_t ni, const struct nle *e,
+                int delete_op);
+void ptln_uh_clear(struct npt *p);
 
 /* target.c: an operation arriving for a local rank */
 void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);

@@ -12,7 +12,7 @@
 static bool needs_put(uint8_t k) { return k != PTLX_GET; }
 static bool needs_get(uint8_t k) { return k == PTLX_GET || k == PTLX_FETCH || k == PTLX_SWAP; }
 
-static uint8_t event_type(uint8_t k)
+uint8_t ptln_event_type(uint8_t k)
 {
     switch (k) {
     case PTLX_PUT: return PTL_EVENT_PUT;
@@ -69,10 +69,10 @@ static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64
     emu_nic_route(nic, &r);
 }
 
-/* Does ME e accept op m from initiator `from` on NI ni? */
-static bool me_matches(const struct nle *e, const struct emu_msg *m, uint32_t ni, ptl_process_t from)
+bool ptln_me_matches(const struct nle *e, uint64_t bits, uint64_t offset, uint64_t len, uint32_t ni,
+                     ptl_process_t from)
 {
-    if ((m->ext ^ e->match.match_bits) & ~e->match.ignore_bits)
+    if ((bits ^ e->match.match_bits) & ~e->match.ignore_bits)
         return false;
     ptl_process_t id = e->match.match_id;
     if (ni & 2) {
@@ -82,21 +82,30 @@ static bool me_matches(const struct nle *e, const struct emu_msg *m, uint32_t ni
     } else if (id.rank != PTL_RANK_ANY && id.rank != from.rank) {
         return false;
     }
-    uint64_t off = (e->options & PTL_ME_MANAGE_LOCAL) ? e->local_offset : m->raddr;
-    return !(e->options & PTL_ME_NO_TRUNCATE) || (off <= e->length && m->len <= e->length - off);
+    uint64_t off = (e->options & PTL_ME_MANAGE_LOCAL) ? e->local_offset : offset;
+    return !(e->options & PTL_ME_NO_TRUNCATE) || (off <= e->length && len <= e->length - off);
 }
 
 /* The entry that takes m: a non-matching NI's first LE, or a matching
  * NI's first ME that matches. *prev is the link that points at it. */
-static struct nle *find_entry(struct npt *p, const struct emu_msg *m, uint32_t ni, ptl_process_t from,
-                              struct nle ***prev)
+static struct nle *find_in(struct nle **list, const struct emu_msg *m, uint32_t ni, ptl_process_t from,
+                           struct nle ***prev)
 {
-    for (struct nle **l = &p->head; *l; l = &(*l)->next)
-        if (!(ni & 1) || me_matches(*l, m, ni, from)) {
+    for (struct nle **l = list; *l; l = &(*l)->next)
+        if (!(ni & 1) || ptln_me_matches(*l, m->ext, m->raddr, m->len, ni, from)) {
             *prev = l;
             return *l;
         }
     return NULL;
+}
+
+/* The priority list first; what it does not take, the overflow list. */
+static struct nle *find_entry(struct npt *p, const struct emu_msg *m, uint32_t ni, ptl_process_t from,
+                              struct nle ***prev, bool *overflow)
+{
+    struct nle *e = find_in(&p->head, m, ni, from, prev);
+    *overflow = !e && (e = find_in(&p->ovf, m, ni, from, prev)) != NULL;
+    return e;
 }
 
 void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
@@ -108,11 +117,12 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     struct nle *le = NULL;
     int fail = PTL_NI_OK;
     ptl_process_t from = ptln_initiator(nic, n, ni, m->dst, m->src);
+    bool overflow = false;
     if (!p) {
         fail = PTL_NI_DROPPED;
     } else if (!p->enabled) {
         fail = PTL_NI_PT_DISABLED;
-    } else if (!(le = find_entry(p, m, ni, from, &link))) {
+    } else if (!(le = find_entry(p, m, ni, from, &link, &overflow))) {
         fail = PTL_NI_NO_MATCH;
     } else if ((needs_put(m->aop) && !(le->options & PTL_LE_OP_PUT)) ||
                (needs_get(m->aop) && !(le->options & PTL_LE_OP_GET))) {
@@ -163,13 +173,16 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     if (manage_local)
         le->local_offset += mlen;
     bool ok = fail == PTL_NI_OK;
+    /* taken by an overflow entry: remember it for a later append/search */
+    if (overflow && ok && !(le->options & PTL_LE_UNEXPECTED_HDR_DISABLE))
+        ptln_uh_record(p, m, from, addr, mlen);
     if (le->ct && (le->options & PTL_LE_EVENT_CT_COMM))
         ptln_ct_add(nic, m->dst, le->ct, ok ? ((le->options & PTL_LE_EVENT_CT_BYTES) ? mlen : 1) : 0, ok ? 0 : 1);
     if (p->eq && !(le->options & PTL_LE_EVENT_COMM_DISABLE) &&
         !(ok && (le->options & PTL_LE_EVENT_SUCCESS_DISABLE))) {
         ptl_event_t ev;
         memset(&ev, 0, sizeof ev);
-        ev.type = event_type(m->aop);
+        ev.type = ptln_event_type(m->aop);
         ev.start = (void *)(uintptr_t)addr;
         ev.user_ptr = (void *)(uintptr_t)le->user_ptr;
         ev.hdr_data = m->imm;
@@ -180,7 +193,7 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         ev.initiator = from;
         ev.uid = (ptl_uid_t)getuid();
         ev.pt_index = pt;
-        ev.ptl_list = PTL_PRIORITY_LIST;
+        ev.ptl_list = overflow ? PTL_OVERFLOW_LIST : PTL_PRIORITY_LIST;
         ev.ni_fail_type = (ptl_ni_fail_t)fail;
         if (m->aop != PTLX_PUT && m->aop != PTLX_GET) {
             ev.atomic_operation = (ptl_op_t)ptlx_op(m->hlen);
