@@ -44,7 +44,7 @@ static void expect(ptl_handle_eq_t eq, int type, int fail, uint64_t bits, void *
           "%s: got %s %s bits %llu uptr %p", what, pt_evname(ev.type), pt_failname(ev.ni_fail_type),
           (unsigned long long)ev.match_bits, ev.user_ptr);
     if (type != PTL_EVENT_SEARCH || fail == PTL_NI_OK) {
-        char want[MSG];
+        char want[MSG] = {0}; /* the sender's buffer is zeroed past the text too */
         snprintf(want, MSG, "tag %llu payload", (unsigned long long)bits);
         CHECK(!fail && ev.mlength == MSG && ev.rlength == MSG && ev.start && memcmp(ev.start, want, MSG) == 0 &&
                   ev.initiator.rank == 1,
