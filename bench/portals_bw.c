@@ -13,6 +13,12 @@
 #include "bench_util.h"
 #include "emunic/emunic.h"
 
+/* portals_msgrate is built from this file with PORTALS_BW_MSGRATE_ONLY:
+ * the 8-byte message rate alone. */
+#ifndef PORTALS_BW_MSGRATE_ONLY
+#define PORTALS_BW_MSGRATE_ONLY 0
+#endif
+
 #define PT_HEAP 8
 #define PT_PRIV 9
 
@@ -118,7 +124,7 @@ int main(int argc, char **argv)
         bench_header(stdout, argc, argv);
         printf("size,memcpy_MBps,put_heap_MBps,get_heap_MBps,put_private_MBps,get_private_MBps,"
                "put_heap_vs_memcpy,put_private_vs_memcpy\n");
-        for (uint64_t size = 1; size <= maxsz; size *= 4) {
+        for (uint64_t size = 1; size <= maxsz && !PORTALS_BW_MSGRATE_ONLY; size *= 4) {
             /* enough repetitions for ~8 MiB or 64 windows, whichever is more */
             long reps = (long)((8u << 20) / (size * (uint64_t)window));
             reps = reps < 4 ? 4 : reps > 256 ? 256 : reps;

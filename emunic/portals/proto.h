@@ -20,6 +20,17 @@
 #define PTLX_MAX_PT 64    /* max_pt_index 63 */
 #define PTLX_MAX_MD 4096  /* per NI */
 #define PTLX_MAX_LE 65536 /* per NI */
+#define PTLX_MAX_IOV 1024 /* segments of an iovec MD or list entry */
+
+/* msg.dtype bits of a data operation */
+#define PTLX_D_TRIGGERED 0x1 /* trigger in operand[16..31] */
+#define PTLX_D_PUT_IOV 0x2   /* source is an iovec: struct ptlx_iov in operand[0..15] */
+#define PTLX_D_GET_IOV 0x4   /* sink is an iovec: struct ptlx_iov in operand[16..31] */
+
+struct ptlx_iov {
+    uint64_t addr;  /* the ptl_iovec_t array in the initiator */
+    uint64_t count;
+};
 
 /* msg.aop of an EMU_OP_MODULE message for EMU_MOD_PORTALS */
 enum ptlx_kind {

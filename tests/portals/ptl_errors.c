@@ -88,8 +88,13 @@ static void t_options(ptl_handle_ni_t mni)
 
     static char buf[256];
     ptl_handle_md_t md;
-    ptl_md_t d = pt_md(buf, sizeof buf, PTL_IOVEC, PTL_EQ_NONE, PTL_CT_NONE);
-    EXPECT_RC(PTL_FAIL, PtlMDBind(ni, &d, &md));
+    /* iovec MDs: start is the segment table, length its entry count */
+    ptl_md_t d = pt_md(NULL, 4, PTL_IOVEC, PTL_EQ_NONE, PTL_CT_NONE);
+    EXPECT_RC(PTL_ARG_INVALID, PtlMDBind(ni, &d, &md)); /* no table */
+    d = pt_md(buf, 0, PTL_IOVEC, PTL_EQ_NONE, PTL_CT_NONE);
+    EXPECT_RC(PTL_ARG_INVALID, PtlMDBind(ni, &d, &md)); /* no entries */
+    d = pt_md(buf, 100000, PTL_IOVEC, PTL_EQ_NONE, PTL_CT_NONE);
+    EXPECT_RC(PTL_ARG_INVALID, PtlMDBind(ni, &d, &md)); /* more than max_iovecs */
     d.options = 0x8000; /* outside PTL_MD_OPTIONS_MASK */
     EXPECT_RC(PTL_ARG_INVALID, PtlMDBind(ni, &d, &md));
 
@@ -189,13 +194,12 @@ static void t_unsupported(ptl_handle_ni_t mni)
     /* a call outside the emulation, twice: PTL_FAIL both times */
     char txt[1024];
     cap_begin();
-    ptl_md_t iov = pt_md(buf, 1, PTL_IOVEC, PTL_EQ_NONE, PTL_CT_NONE);
-    ptl_handle_md_t iovh;
-    int rc = PtlMDBind(ni, &iov, &iovh);
+    static long double _Complex cmp32;
+    int rc = PtlTriggeredSwap(md, 0, md, 0, sizeof cmp32, self, pt, 0, 0, NULL, 0, &cmp32, PTL_CSWAP,
+                              PTL_LONG_DOUBLE_COMPLEX, ct, 0);
     int lines = cap_end(txt, sizeof txt);
-    CHECK(rc == PTL_FAIL, "second iovec PtlMDBind returned %s", pt_rcname(rc));
-    if (me == 0)
-        NOTE("a second iovec PtlMDBind wrote %d stderr line(s)", lines);
+    CHECK(rc == PTL_FAIL, "triggered 32-byte CSWAP returned %s", pt_rcname(rc));
+    CHECK(lines == 1, "triggered 32-byte CSWAP wrote %d stderr lines, want 1", lines);
     OK(PtlMDRelease(md));
     OK(PtlCTFree(ct));
     OK(PtlPTFree(ni, pt));

@@ -7,12 +7,40 @@
 
 #include "state.h"
 
-/* Address of [off, off+len) of MD i, or 0 with *ok = 0 if outside. */
+static bool md_iov(int i) { return (pl.md[i].md.options & PTL_IOVEC) != 0; }
+
+/* Address of [off, off+len) of MD i (for an iovec MD: the offset into
+ * its segments), or 0 with *ok = 0 if outside. */
 static uint64_t md_addr(int i, ptl_size_t off, ptl_size_t len, int *ok)
 {
     const ptl_md_t *md = &pl.md[i].md;
-    *ok = off <= md->length && len <= md->length - off;
-    return (uint64_t)(uintptr_t)md->start + off;
+    *ok = off <= pl.md[i].total && len <= pl.md[i].total - off;
+    return md_iov(i) ? off : (uint64_t)(uintptr_t)md->start + off;
+}
+
+/* Copy len bytes at off of iovec MD i into out. */
+static void iov_gather(int i, ptl_size_t off, ptl_size_t len, void *out)
+{
+    const ptl_iovec_t *v = pl.md[i].md.start;
+    char *o = out;
+    for (ptl_size_t k = 0; k < pl.md[i].md.length && len; k++) {
+        if (off >= v[k].iov_len) {
+            off -= v[k].iov_len;
+            continue;
+        }
+        ptl_size_t n = v[k].iov_len - off < len ? v[k].iov_len - off : len;
+        memcpy(o, (const char *)v[k].iov_base + off, n);
+        o += n;
+        len -= n;
+        off = 0;
+    }
+}
+
+static void set_iov(struct emu_msg *m, int i, int at, uint8_t bit)
+{
+    struct ptlx_iov v = {(uint64_t)(uintptr_t)pl.md[i].md.start, pl.md[i].md.length};
+    memcpy(m->operand + at, &v, sizeof v);
+    m->dtype |= bit;
 }
 
 struct op {
@@ -36,7 +64,7 @@ static void set_trigger(struct emu_msg *m, int ct, ptl_size_t threshold)
 {
     struct ptlx_trigger t = {(uint64_t)(uintptr_t)pl.ct[ct].shm, threshold};
     memcpy(m->operand + PTLX_TRIGGER_AT, &t, sizeof t);
-    m->dtype = 1;
+    m->dtype |= PTLX_D_TRIGGERED;
     atomic_store(&pl.triggers_used, 1);
 }
 
@@ -62,8 +90,14 @@ static int post(const struct op *o)
     m.key = (uint32_t)(o->put_md >= 0 ? o->put_md : 0xffff) | (uint32_t)(o->get_md >= 0 ? o->get_md : 0xffff) << 16;
     m.hlen = ptlx_pack(o->pt, (uint32_t)ni, o->ack, o->aop, o->type);
     int ok = 1;
-    if (o->get_md >= 0)
+    if (o->get_md >= 0) {
         m.aux = md_addr(o->get_md, o->get_off, o->length, &ok);
+        if (ok && md_iov(o->get_md)) {
+            if (o->trig_ct >= 0) /* both want operand[16..31] */
+                return pl_unsupported("triggered operations", "an iovec get MD");
+            set_iov(&m, o->get_md, 16, PTLX_D_GET_IOV);
+        }
+    }
     if (!ok)
         return PTL_ARG_INVALID;
     if (o->put_md >= 0) {
@@ -75,8 +109,12 @@ static int post(const struct op *o)
         if (o->length <= EMU_INLINE_MAX && o->trig_ct < 0) {
             m.flags = EMU_F_INLINE;
             m.dlen = (uint16_t)o->length;
-            if (o->length)
+            if (o->length && md_iov(o->put_md))
+                iov_gather(o->put_md, o->put_off, o->length, m.data);
+            else if (o->length)
                 memcpy(m.data, (const void *)(uintptr_t)m.laddr, o->length);
+        } else if (md_iov(o->put_md)) {
+            set_iov(&m, o->put_md, 0, PTLX_D_PUT_IOV);
         }
     }
     if (o->operand)

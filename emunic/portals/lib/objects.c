@@ -90,8 +90,19 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
     int ni = pl_ni_of(ni_handle);
     if (ni < 0 || !md || !md_handle || (md->options & ~PTL_MD_OPTIONS_MASK))
         return PTL_ARG_INVALID;
-    if (md->options & PTL_IOVEC)
-        return pl_unsupported("PtlMDBind", "iovec memory descriptors (PTL_IOVEC)");
+    /* PTL_IOVEC: start is a ptl_iovec_t array, length its entry count */
+    ptl_size_t total = md->length;
+    if (md->options & PTL_IOVEC) {
+        const ptl_iovec_t *v = md->start;
+        if (!v || md->length == 0 || md->length > PTLX_MAX_IOV)
+            return PTL_ARG_INVALID;
+        total = 0;
+        for (ptl_size_t k = 0; k < md->length; k++) {
+            if (v[k].iov_len > PTL_SIZE_MAX - total)
+                return PTL_ARG_INVALID;
+            total += v[k].iov_len;
+        }
+    }
     int eq = -1, ct = -1;
     if ((md->eq_handle != PTL_EQ_NONE && (eq = pl_eq_of(md->eq_handle)) < 0) ||
         (md->ct_handle != PTL_CT_NONE && (ct = pl_ct_of(md->ct_handle)) < 0))
@@ -116,6 +127,7 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
             pl.md[i].live = true;
             pl.md[i].ni = (uint32_t)ni;
             pl.md[i].md = *md;
+            pl.md[i].total = total;
             *md_handle = pl_handle(PL_MD, pl.md[i].gen, (uint32_t)i);
         }
     }
@@ -146,15 +158,16 @@ int PtlMDRelease(ptl_handle_md_t md_handle)
 static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
                         const ptl_me_t *me, ptl_list_t ptl_list, void *user_ptr, uint32_t *handle)
 {
-    const char *fn = me ? "PtlMEAppend" : "PtlLEAppend";
     int ni = pl_ni_of(ni_handle);
     unsigned mask = me ? PTL_ME_APPEND_OPTIONS_MASK : PTL_LE_APPEND_OPTIONS_MASK;
     /* LEs belong to non-matching NIs, MEs to matching ones */
     if (ni < 0 || ((ni & 1) != 0) != (me != NULL) || !le || !handle || pt_index >= PTLX_MAX_PT ||
         !pl.pt_used[ni][pt_index] || (le->options & ~mask) || ptl_list > PTL_OVERFLOW_LIST)
         return PTL_ARG_INVALID;
-    if (le->options & PTL_IOVEC)
-        return pl_unsupported(fn, "iovec list entries (PTL_IOVEC)");
+    /* PTL_IOVEC: start is a ptl_iovec_t array, length its entry count; the
+     * NIC reads the array */
+    if ((le->options & PTL_IOVEC) && (!le->start || le->length == 0 || le->length > PTLX_MAX_IOV))
+        return PTL_ARG_INVALID;
     int ct = -1;
     if (le->ct_handle != PTL_CT_NONE && le->ct_handle != PTL_INVALID_HANDLE &&
         (ct = pl_ct_of(le->ct_handle)) < 0)

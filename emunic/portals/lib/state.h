@@ -44,6 +44,7 @@ struct pl_md {
     bool live;
     uint32_t ni;
     ptl_md_t md;
+    ptl_size_t total; /* bytes: md.length, or the iovec segments' sum */
 };
 
 /* list entries: LEs (non-matching NI) and MEs (matching NI) share the

@@ -77,6 +77,15 @@ static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m
     if (!e)
         return PTL_NO_SPACE;
     entry_of(m, e);
+    if (e->options & PTL_IOVEC) {
+        struct span s = {m->src, true, e->start, (uint32_t)m->len};
+        e->iov_count = (uint32_t)m->len;
+        e->length = m->len && m->len <= PTLX_MAX_IOV ? ptln_span_total(nic, &s) : 0;
+        if (!e->length && m->len) {
+            free(e);
+            return PTL_ARG_INVALID; /* the segment table is not readable */
+        }
+    }
     /* a priority entry first takes what already arrived unexpected; a
      * use-once entry that did is used up and never linked */
     if (!overflow && ptln_uh_claim(nic, m->src, &n->pt[pt], pt, ptlx_ni(m->hlen), e)) {

@@ -47,7 +47,7 @@ static void ptl_fini(struct emu_nic *nic, void *state)
 static void ptl_local(struct emu_nic *nic, void *state, struct emu_msg *m)
 {
     if ((m->aop >= PTLX_PUT && m->aop <= PTLX_SWAP) || m->aop == PTLX_TRIG_CT) {
-        if (m->dtype == 1)
+        if (m->dtype & PTLX_D_TRIGGERED)
             ptln_trig_post(nic, m);
         else if (m->aop != PTLX_TRIG_CT)
             ptln_start(nic, state, m);

@@ -16,7 +16,8 @@ struct nle {
     uint32_t options;
     uint32_t uid;
     bool me;
-    uint64_t start, length, ct, user_ptr;
+    uint64_t start, length, ct, user_ptr; /* PTL_IOVEC: start = array, length = total bytes */
+    uint32_t iov_count;
     struct ptlx_me_match match;
     uint64_t local_offset;
     struct nle *next;
@@ -69,6 +70,20 @@ struct ptl_nic {
     struct pending *pend;
     uint32_t npend;
 };
+
+/* span.c: memory on one side of an operation */
+struct span {
+    uint32_t rank;
+    bool iov;
+    uint64_t addr;  /* contiguous start, or the ptl_iovec_t array */
+    uint32_t count; /* segments (iovec) */
+};
+uint64_t ptln_span_total(struct emu_nic *nic, const struct span *s);
+/* Copy len bytes to d at doff from s at soff, or from inline_src. */
+int ptln_span_copy(struct emu_nic *nic, const struct span *d, uint64_t doff, const struct span *s, uint64_t soff,
+                   const void *inline_src, uint64_t len);
+/* The flat address of [off, off+len) if it lies in one segment, else -1. */
+int ptln_span_flat(struct emu_nic *nic, const struct span *s, uint64_t off, uint64_t len, uint64_t *addr);
 
 /* events.c */
 void ptln_eq_post(struct emu_nic *nic, uint32_t rank, uint64_t eq, const ptl_event_t *ev);

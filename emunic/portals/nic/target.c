@@ -27,31 +27,53 @@ static int fail_of(int emu_status)
     return emu_status == EMU_OK ? PTL_NI_OK : emu_status == EMU_E_FAULT ? PTL_NI_SEGV : PTL_NI_UNDELIVERABLE;
 }
 
-/* Move the data of m for mlen bytes at addr in the target. */
-static int execute(struct emu_nic *nic, const struct emu_msg *m, uint64_t addr, uint64_t mlen)
+/* The two sides of m: the entry's memory, the initiator's source (put
+ * data / operand) and sink (get / fetch). */
+static struct span le_span(const struct emu_msg *m, const struct nle *le)
+{
+    return (struct span){m->dst, le->iov_count > 0, le->start, le->iov_count};
+}
+
+static struct span side(const struct emu_msg *m, unsigned bit, int at, uint64_t flat)
+{
+    if (!(m->dtype & bit))
+        return (struct span){m->src, false, flat, 0};
+    struct ptlx_iov v;
+    memcpy(&v, m->operand + at, sizeof v);
+    return (struct span){m->src, true, v.addr, (uint32_t)v.count};
+}
+
+/* Move the data of m for mlen bytes at offset into entry le. */
+static int execute(struct emu_nic *nic, const struct emu_msg *m, const struct nle *le, uint64_t offset,
+                   uint64_t mlen)
 {
     if (mlen == 0)
         return EMU_OK;
+    struct span t = le_span(m, le);
+    bool put_iov = m->dtype & PTLX_D_PUT_IOV, get_iov = m->dtype & PTLX_D_GET_IOV;
+    struct span src = side(m, PTLX_D_PUT_IOV, 0, m->laddr), snk = side(m, PTLX_D_GET_IOV, 16, m->aux);
+    uint64_t soff = put_iov ? m->laddr : 0, goff = get_iov ? m->aux : 0;
     switch (m->aop) {
     case PTLX_PUT:
-        if (m->flags & EMU_F_INLINE)
-            return emu_nic_copy_in(nic, m->dst, addr, m->data, mlen);
-        return emu_nic_copy(nic, m->dst, addr, m->src, m->laddr, mlen);
+        return ptln_span_copy(nic, &t, offset, &src, soff, (m->flags & EMU_F_INLINE) ? m->data : NULL, mlen);
     case PTLX_GET:
-        return emu_nic_copy(nic, m->src, m->aux, m->dst, addr, mlen);
+        return ptln_span_copy(nic, &snk, goff, &t, offset, NULL, mlen);
     default: {
-        struct emu_msg a = *m; /* the core's atomic unit takes the same fields */
-        a.raddr = addr;
+        /* the atomic unit works on flat memory: each side must sit in one
+         * segment of its iovec */
+        struct emu_msg a = *m;
         a.len = mlen;
         a.aop = (uint8_t)ptlx_op(m->hlen);
         a.dtype = (uint8_t)ptlx_dtype(ptlx_type(m->hlen));
+        if (ptln_span_flat(nic, &t, offset, mlen, &a.raddr) ||
+            (put_iov && !(m->flags & EMU_F_INLINE) && ptln_span_flat(nic, &src, soff, mlen, &a.laddr)) ||
+            (get_iov && ptln_span_flat(nic, &snk, goff, mlen, &a.aux)))
+            return EMU_E_INVAL;
         return emu_nic_atomic(nic, &a, m->aop != PTLX_ATOMIC);
     }
     }
 }
 
-/* offset: where the operation went in the entry (the ME's own offset
- * under PTL_ME_MANAGE_LOCAL), reported in the initiator's events */
 static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64_t mlen, uint64_t offset)
 {
     struct emu_msg r;
@@ -168,8 +190,14 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         size_t es = emu_dtype_size((unsigned)ptlx_dtype(ptlx_type(m->hlen)));
         mlen -= es ? mlen % es : mlen;
     }
+    /* where the data went, for events: the flat address of the offset */
     uint64_t addr = le->start + offset;
-    fail = fail_of(execute(nic, m, addr, mlen));
+    if (le->iov_count) {
+        struct span t = le_span(m, le);
+        if (ptln_span_flat(nic, &t, offset, 0, &addr))
+            addr = 0;
+    }
+    fail = fail_of(execute(nic, m, le, offset, mlen));
     if (manage_local)
         le->local_offset += mlen;
     bool ok = fail == PTL_NI_OK;

@@ -39,7 +39,7 @@ static bool due(struct emu_nic *nic, uint32_t rank, const struct ptlx_trigger *t
 
 static void fire(struct emu_nic *nic, struct emu_msg *m)
 {
-    m->dtype = 0;
+    m->dtype &= (uint8_t)~PTLX_D_TRIGGERED;
     if (m->aop != PTLX_TRIG_CT) {
         ptln_start(nic, state, m);
         return;
