@@ -41,7 +41,7 @@ static void free_list(struct nle *e)
     }
 }
 
-static void ni_clear(struct nni *n)
+void ptln_ni_clear(struct nni *n)
 {
     for (int p = 0; p < PTLX_MAX_PT; p++) {
         free_list(n->pt[p].head);
@@ -143,7 +143,7 @@ static int control(struct emu_nic *nic, struct ptl_nic *s, const struct emu_msg 
     struct npt *p = &n->pt[pt];
     switch (m->aop) {
     case PTLX_NI_FINI:
-        ni_clear(n);
+        ptln_ni_clear(n);
         return PTL_OK;
     case PTLX_NI_SETMAP:
         if (m->laddr && !emu_nic_rank_ptr(nic, m->src, m->laddr, m->len * sizeof(uint32_t)))

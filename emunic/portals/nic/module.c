@@ -24,21 +24,8 @@ static void ptl_fini(struct emu_nic *nic, void *state)
         return;
     ptln_trig_fini();
     for (uint32_t l = 0; l < emu_nic_nlocal(nic); l++)
-        for (int n = 0; n < PTLX_MAX_NI; n++) {
-            struct nni *ni = &s->ni[l][n];
-            for (int p = 0; p < PTLX_MAX_PT; p++) {
-                for (struct nle *e = ni->pt[p].head, *nx; e; e = nx) {
-                    nx = e->next;
-                    free(e);
-                }
-                for (struct nle *e = ni->pt[p].ovf, *nx; e; e = nx) {
-                    nx = e->next;
-                    free(e);
-                }
-                ptln_uh_clear(&ni->pt[p]);
-            }
-            free(ni->md);
-        }
+        for (int n = 0; n < PTLX_MAX_NI; n++)
+            ptln_ni_clear(&s->ni[l][n]);
     free(s->ni);
     free(s->pend);
     free(s);

@@ -94,6 +94,8 @@ void ptln_ct_add(struct emu_nic *nic, uint32_t rank, uint64_t ct, uint64_t succe
 /* control.c: NI, PT, MD and LE commands from a local rank */
 void ptln_control(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);
 struct nni *ptln_ni(struct emu_nic *nic, struct ptl_nic *s, uint32_t rank, uint32_t ni);
+/* Free everything an NI holds (lists, unexpected headers, MDs). */
+void ptln_ni_clear(struct nni *n);
 
 /* The initiator's id as the target's NI knows it: logical rank (through
  * the target's PtlSetMap table) or physical nid/pid. */
