@@ -11,6 +11,34 @@ uint32_t pl_handle(enum pl_kind kind, uint32_t gen, uint32_t idx)
     return (uint32_t)kind << 28 | (gen & 0xfff) << 16 | (idx & 0xffff);
 }
 
+int pl_heapobj_claim(struct pl_heapobj *tab, int n, uint32_t ni, size_t bytes)
+{
+    int i;
+    for (i = 0; i < n && tab[i].live; i++)
+        ;
+    void *p = i < n ? emunic_malloc(bytes) : NULL;
+    if (!p)
+        return -1;
+    tab[i].gen = pl_next_gen(tab[i].gen);
+    tab[i].live = true;
+    tab[i].ni = ni;
+    tab[i].shm = p;
+    return i;
+}
+
+void pl_heapobj_release(struct pl_heapobj *o)
+{
+    o->live = false;
+    emunic_free(o->shm);
+}
+
+void pl_heapobj_sweep(struct pl_heapobj *tab, int n, uint32_t ni)
+{
+    for (int k = 0; k < n; k++)
+        if (tab[k].live && tab[k].ni == ni)
+            pl_heapobj_release(&tab[k]);
+}
+
 uint32_t pl_next_gen(uint32_t gen)
 {
     /* 1..0xffe: never 0 (a zeroed handle) nor a pattern of the constants */

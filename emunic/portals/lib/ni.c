@@ -123,16 +123,8 @@ int PtlNIFini(ptl_handle_ni_t ni_handle)
         emunic_free(pl.ni[i].inv);
         pl.ni[i].inv = NULL;
         /* objects of this NI die with it */
-        for (int k = 0; k < PL_MAX_EQ; k++)
-            if (pl.eq[k].live && pl.eq[k].ni == (uint32_t)i) {
-                emunic_free(pl.eq[k].shm);
-                pl.eq[k].live = false;
-            }
-        for (int k = 0; k < PL_MAX_CT; k++)
-            if (pl.ct[k].live && pl.ct[k].ni == (uint32_t)i) {
-                emunic_free(pl.ct[k].shm);
-                pl.ct[k].live = false;
-            }
+        pl_heapobj_sweep(pl.eq, PL_MAX_EQ, (uint32_t)i);
+        pl_heapobj_sweep(pl.ct, PL_MAX_CT, (uint32_t)i);
         for (int k = 0; k < PTLX_MAX_MD; k++)
             if (pl.md[k].live && pl.md[k].ni == (uint32_t)i)
                 pl.md[k].live = false;

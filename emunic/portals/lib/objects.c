@@ -299,32 +299,24 @@ int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_handle_eq_t *eq_
     if (ni < 0 || !eq_handle || count == 0 || count > (1u << 22))
         return PTL_ARG_INVALID;
     pthread_mutex_lock(&pl.mu);
-    int i, rc = PTL_NO_SPACE;
-    for (i = 0; i < PL_MAX_EQ && pl.eq[i].live; i++)
-        ;
-    struct ptlx_eq_shm *q = NULL;
-    if (i < PL_MAX_EQ && (q = emunic_malloc(sizeof *q + count * sizeof(ptl_event_t)))) {
+    int i = pl_heapobj_claim(pl.eq, PL_MAX_EQ, (uint32_t)ni,
+                             sizeof(struct ptlx_eq_shm) + count * sizeof(ptl_event_t));
+    if (i >= 0) {
+        struct ptlx_eq_shm *q = pl.eq[i].shm;
         memset(q, 0, sizeof *q);
         q->count = count;
-        pl.eq[i].gen = pl_next_gen(pl.eq[i].gen);
-        pl.eq[i].live = true;
-        pl.eq[i].ni = (uint32_t)ni;
-        pl.eq[i].shm = q;
         *eq_handle = pl_handle(PL_EQ, pl.eq[i].gen, (uint32_t)i);
-        rc = PTL_OK;
     }
     pthread_mutex_unlock(&pl.mu);
-    return rc;
+    return i >= 0 ? PTL_OK : PTL_NO_SPACE;
 }
 
 int PtlEQFree(ptl_handle_eq_t eq_handle)
 {
     pthread_mutex_lock(&pl.mu);
     int i = pl_eq_of(eq_handle);
-    if (i >= 0) {
-        pl.eq[i].live = false;
-        emunic_free(pl.eq[i].shm);
-    }
+    if (i >= 0)
+        pl_heapobj_release(&pl.eq[i]);
     pthread_mutex_unlock(&pl.mu);
     return i >= 0 ? PTL_OK : PTL_ARG_INVALID;
 }
@@ -335,32 +327,23 @@ int PtlCTAlloc(ptl_handle_ni_t ni_handle, ptl_handle_ct_t *ct_handle)
     if (ni < 0 || !ct_handle)
         return PTL_ARG_INVALID;
     pthread_mutex_lock(&pl.mu);
-    int i, rc = PTL_NO_SPACE;
-    for (i = 0; i < PL_MAX_CT && pl.ct[i].live; i++)
-        ;
-    struct ptlx_ct_shm *c = NULL;
-    if (i < PL_MAX_CT && (c = emunic_malloc(sizeof *c))) {
+    int i = pl_heapobj_claim(pl.ct, PL_MAX_CT, (uint32_t)ni, sizeof(struct ptlx_ct_shm));
+    if (i >= 0) {
+        struct ptlx_ct_shm *c = pl.ct[i].shm;
         atomic_store(&c->success, 0);
         atomic_store(&c->failure, 0);
-        pl.ct[i].gen = pl_next_gen(pl.ct[i].gen);
-        pl.ct[i].live = true;
-        pl.ct[i].ni = (uint32_t)ni;
-        pl.ct[i].shm = c;
         *ct_handle = pl_handle(PL_CT, pl.ct[i].gen, (uint32_t)i);
-        rc = PTL_OK;
     }
     pthread_mutex_unlock(&pl.mu);
-    return rc;
+    return i >= 0 ? PTL_OK : PTL_NO_SPACE;
 }
 
 int PtlCTFree(ptl_handle_ct_t ct_handle)
 {
     pthread_mutex_lock(&pl.mu);
     int i = pl_ct_of(ct_handle);
-    if (i >= 0) {
-        pl.ct[i].live = false;
-        emunic_free(pl.ct[i].shm);
-    }
+    if (i >= 0)
+        pl_heapobj_release(&pl.ct[i]);
     pthread_mutex_unlock(&pl.mu);
     return i >= 0 ? PTL_OK : PTL_ARG_INVALID;
 }
@@ -386,8 +369,9 @@ int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)
     int i = pl_ct_of(ct_handle);
     if (i < 0)
         return PTL_ARG_INVALID;
-    atomic_store(&pl.ct[i].shm->success, new_ct.success);
-    atomic_store(&pl.ct[i].shm->failure, new_ct.failure);
+    struct ptlx_ct_shm *c = pl.ct[i].shm;
+    atomic_store(&c->success, new_ct.success);
+    atomic_store(&c->failure, new_ct.failure);
     ct_changed(i);
     return PTL_OK;
 }
@@ -397,8 +381,9 @@ int PtlCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment)
     int i = pl_ct_of(ct_handle);
     if (i < 0)
         return PTL_ARG_INVALID;
-    atomic_fetch_add(&pl.ct[i].shm->success, increment.success);
-    atomic_fetch_add(&pl.ct[i].shm->failure, increment.failure);
+    struct ptlx_ct_shm *c = pl.ct[i].shm;
+    atomic_fetch_add(&c->success, increment.success);
+    atomic_fetch_add(&c->failure, increment.failure);
     ct_changed(i);
     return PTL_OK;
 }

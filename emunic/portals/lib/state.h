@@ -25,18 +25,13 @@ struct pl_ni {
     uint32_t *inv; /* job rank -> logical rank, in the heap for the NIC */
 };
 
-struct pl_eq {
+/* An EQ or CT: a block of the registered heap the NIC writes
+ * (struct ptlx_eq_shm or struct ptlx_ct_shm). */
+struct pl_heapobj {
     uint32_t gen;
     bool live;
     uint32_t ni;
-    struct ptlx_eq_shm *shm;
-};
-
-struct pl_ct {
-    uint32_t gen;
-    bool live;
-    uint32_t ni;
-    struct ptlx_ct_shm *shm;
+    void *shm;
 };
 
 struct pl_md {
@@ -62,8 +57,8 @@ struct pl_state {
     _Atomic int aborted;
     _Atomic int triggers_used; /* then counter changes are told to the NIC */
     struct pl_ni ni[PTLX_MAX_NI];
-    struct pl_eq eq[PL_MAX_EQ];
-    struct pl_ct ct[PL_MAX_CT];
+    struct pl_heapobj eq[PL_MAX_EQ];
+    struct pl_heapobj ct[PL_MAX_CT];
     struct pl_md md[PTLX_MAX_MD];
     struct pl_le *le; /* PTLX_MAX_LE, LEs and MEs */
     bool pt_used[PTLX_MAX_NI][PTLX_MAX_PT];
@@ -81,6 +76,13 @@ int pl_md_of(ptl_handle_md_t h);
 int pl_le_of(ptl_handle_le_t h);
 int pl_me_of(ptl_handle_me_t h);
 uint32_t pl_next_gen(uint32_t gen);
+
+/* Heap objects (EQs, CTs), pl.mu held: claim a free slot of tab with a
+ * fresh heap block of bytes (index, or -1: table or heap full); release
+ * one (its handle already checked); release all of NI ni. */
+int pl_heapobj_claim(struct pl_heapobj *tab, int n, uint32_t ni, size_t bytes);
+void pl_heapobj_release(struct pl_heapobj *o);
+void pl_heapobj_sweep(struct pl_heapobj *tab, int n, uint32_t ni);
 
 /* A synchronous command to this rank's NIC; returns the NIC's Portals
  * status, *imm its result value. */
