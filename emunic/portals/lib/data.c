@@ -78,10 +78,7 @@ static int post(const struct op *o)
         return PTL_ARG_INVALID;
     struct emu_msg m;
     memset(&m, 0, EMU_MSG_HDR_SIZE);
-    m.op = EMU_OP_MODULE;
-    m.module = EMU_MOD_PORTALS;
-    m.aop = (uint8_t)o->kind;
-    m.dst = (uint32_t)dst;
+    pl_msg_to(&m, o->kind, (uint32_t)dst);
     m.raddr = o->remote_offset;
     m.len = o->length;
     m.imm = o->hdr_data;

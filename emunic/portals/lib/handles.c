@@ -87,13 +87,18 @@ int PtlHandleIsEqual(ptl_handle_any_t handle1, ptl_handle_any_t handle2)
     return handle1 == handle2;
 }
 
-int pl_ctl(uint32_t kind, struct emu_msg *m, uint64_t *imm)
+void pl_msg_to(struct emu_msg *m, uint32_t kind, uint32_t dst)
 {
-    static _Atomic uint64_t seq = 1;
     m->op = EMU_OP_MODULE;
     m->module = EMU_MOD_PORTALS;
     m->aop = (uint8_t)kind;
-    m->dst = emunic_rank();
+    m->dst = dst;
+}
+
+int pl_ctl(uint32_t kind, struct emu_msg *m, uint64_t *imm)
+{
+    static _Atomic uint64_t seq = 1;
+    pl_msg_to(m, kind, emunic_rank());
     m->flags = EMU_F_REMOTE_CQ;
     /* tag our cookies so they never meet another user's */
     m->cookie = 0x5074000000000000ull | atomic_fetch_add(&seq, 1);

@@ -356,10 +356,7 @@ static void ct_changed(int i)
         return;
     struct emu_msg m;
     memset(&m, 0, EMU_MSG_HDR_SIZE);
-    m.op = EMU_OP_MODULE;
-    m.module = EMU_MOD_PORTALS;
-    m.aop = PTLX_CT_POKE;
-    m.dst = emunic_rank();
+    pl_msg_to(&m, PTLX_CT_POKE, emunic_rank());
     m.laddr = addr_of(pl.ct[i].shm);
     emunic_post_module(&m);
 }
@@ -396,10 +393,7 @@ static int trig_ct_op(ptl_handle_ct_t ct_handle, ptl_ct_event_t v, int set, ptl_
         return PTL_ARG_INVALID;
     struct emu_msg m;
     memset(&m, 0, EMU_MSG_HDR_SIZE);
-    m.op = EMU_OP_MODULE;
-    m.module = EMU_MOD_PORTALS;
-    m.aop = PTLX_TRIG_CT;
-    m.dst = emunic_rank();
+    pl_msg_to(&m, PTLX_TRIG_CT, emunic_rank());
     m.laddr = addr_of(pl.ct[i].shm);
     m.raddr = v.success;
     m.len = v.failure;

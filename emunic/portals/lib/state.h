@@ -84,6 +84,9 @@ int pl_heapobj_claim(struct pl_heapobj *tab, int n, uint32_t ni, size_t bytes);
 void pl_heapobj_release(struct pl_heapobj *o);
 void pl_heapobj_sweep(struct pl_heapobj *tab, int n, uint32_t ni);
 
+/* Address m as a Portals command of this kind to rank dst's NIC. */
+void pl_msg_to(struct emu_msg *m, uint32_t kind, uint32_t dst);
+
 /* A synchronous command to this rank's NIC; returns the NIC's Portals
  * status, *imm its result value. */
 int pl_ctl(uint32_t kind, struct emu_msg *m, uint64_t *imm);
