@@ -43,6 +43,13 @@ int emunic_in_heap(const void *p, size_t len);
  * exchange area without any other channel. */
 uint64_t emunic_heap_addr(uint32_t rank);
 
+/* Map the heap of a rank on this node into this process (node-shared
+ * memory, as ARMCI's shm segments give a node's processes). Returns the
+ * local address of that heap's start (its rank-side address is
+ * emunic_heap_addr(rank)) and its size in *len; NULL with errno EINVAL
+ * (another node, bad rank) or ENOENT (no heap yet). Cached; never unmapped
+ * before exit. */
+void *emunic_peer_heap(uint32_t rank, size_t *len);
 /* Expose any memory (private or heap) to peers. Returns a key > 0, or
  * -ENOSPC when the region table is full, -EINVAL for bad perms. */
 int64_t emunic_expose(const void *base, size_t len, unsigned perm);

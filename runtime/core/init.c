@@ -1,0 +1,247 @@
+/* Start-up and shut-down, the world's shape, errors, progress and the
+ * helper thread. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "armcii.h"
+#include "chan.h"
+#include "coll.h"
+#include "config.h"
+#include "mem.h"
+#include "op.h"
+#include "order.h"
+#include "p2p.h"
+#include "proto.h"
+
+const struct armci_device *armcii_dev;
+static const struct armci_device *const devices[] = {&armcii_dev_portals};
+
+static int initialized;
+static struct adev_job job;
+static int *node_first, *node_count, *node_ranks; /* ranks grouped by node */
+
+static pthread_t helper_thread;
+static atomic_int helper_stop;
+static int helper_running;
+
+void armcii_helper_bind(void);
+void armcii_sync_finalize(void);
+
+void ARMCI_Error(const char *msg, int code)
+{
+    fprintf(stderr, "ARMCI_Error: rank %d: %s (code %d)\n", job.me, msg ? msg : "", code);
+    fflush(stderr);
+    exit(code ? code : 1);
+}
+
+void armcii_error(int code, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    ARMCI_Error(buf, code);
+    exit(1); /* ARMCI_Error does not return */
+}
+
+void armcii_need_init(const char *fn)
+{
+    if (!initialized) {
+        fprintf(stderr, "ARMCI_Error: %s: ARMCI is not initialised (call ARMCI_Init first)\n", fn);
+        exit(1);
+    }
+}
+
+int armcii_me(void) { return job.me; }
+int armcii_nproc(void) { return job.nproc; }
+int armcii_nnodes(void) { return job.nnodes; }
+int armcii_node_of(int proc) { return job.node_of[proc]; }
+int armcii_node_master(int node) { return node_ranks[node_first[node]]; }
+int armcii_node_nprocs(int node) { return node_count[node]; }
+int armcii_node_rank(int node, int i) { return node_ranks[node_first[node] + i]; }
+
+static void on_small(int ctx, int src, const void *buf, size_t len)
+{
+    uint8_t kind = len ? *(const uint8_t *)buf : 0;
+    if (kind == ACK_KIND)
+        armcii_chan_on_ack(src, buf, len);
+    else if (kind == RELEASE_KIND)
+        armcii_server_on_small(ctx, src, buf, len);
+    else if (ctx == ADEV_CTX_RANK)
+        armcii_p2p_on_small(src, buf, len);
+}
+
+static void on_notify(int ctx, int src, uint64_t imm, void *addr, size_t len)
+{
+    (void)imm;
+    armcii_server_on_request(ctx, src, addr, len);
+}
+
+void armcii_progress(int block)
+{
+    int n = armcii_dev->progress(ADEV_CTX_RANK, block ? 10 * 1000 * 1000 : 0);
+    if (n < 0)
+        armcii_error(1, "armci: the network failed (%d)", n);
+    if (!armcii_cfg.helper)
+        armcii_server_idle(ADEV_CTX_RANK);
+}
+
+void ARMCIX_Progress(void)
+{
+    armcii_need_init("ARMCIX_Progress");
+    armcii_progress(0);
+}
+
+static void *helper_main(void *arg)
+{
+    (void)arg;
+    if (armcii_cfg.helper_bind)
+        armcii_helper_bind();
+    while (!atomic_load(&helper_stop)) {
+        armcii_dev->progress(ADEV_CTX_HELPER, 10 * 1000 * 1000);
+        armcii_server_idle(ADEV_CTX_HELPER);
+    }
+    return NULL;
+}
+
+static int group_by_node(void)
+{
+    int n = job.nproc, k = job.nnodes;
+    node_first = calloc((size_t)k + 1, sizeof *node_first);
+    node_count = calloc((size_t)k, sizeof *node_count);
+    node_ranks = calloc((size_t)n, sizeof *node_ranks);
+    if (!node_first || !node_count || !node_ranks)
+        return -ENOMEM;
+    for (int r = 0; r < n; r++)
+        node_count[job.node_of[r]]++;
+    for (int i = 0; i < k; i++)
+        node_first[i + 1] = node_first[i] + node_count[i];
+    int *fill = calloc((size_t)k, sizeof *fill);
+    if (!fill)
+        return -ENOMEM;
+    for (int r = 0; r < n; r++) {
+        int nd = job.node_of[r];
+        node_ranks[node_first[nd] + fill[nd]++] = r;
+    }
+    free(fill);
+    return 0;
+}
+
+static void *heap_alloc(size_t len)
+{
+    return armcii_mem_alloc(len, ARMCII_MEM_HEAP);
+}
+
+static void heap_release(void *p)
+{
+    armcii_mem_free(p, ARMCII_MEM_HEAP);
+}
+
+int ARMCI_Init(void)
+{
+    if (initialized++)
+        return 0;
+    armcii_config_load();
+    static const struct adev_handlers h = {on_small, on_notify};
+    job.alloc = heap_alloc;
+    job.release = heap_release;
+    int rc = -ENODEV;
+    for (size_t i = 0; i < sizeof devices / sizeof *devices && rc == -ENODEV; i++) {
+        if (strcmp(armcii_cfg.device, "auto") && strcmp(armcii_cfg.device, devices[i]->name))
+            continue;
+        armcii_dev = devices[i];
+        rc = armcii_dev->init(&job, &h, armcii_cfg.helper);
+    }
+    if (rc) {
+        initialized = 0;
+        fprintf(stderr, "ARMCI_Error: ARMCI_Init: no network device (ARMCI_DEVICE=%s) could start "
+                "(%d); run under emunic-run --nic portals\n", armcii_cfg.device, rc);
+        exit(1);
+    }
+    if (group_by_node() || armcii_ops_init(job.nproc) || armcii_order_init(job.nproc) ||
+        armcii_p2p_init() || armcii_coll_init())
+        armcii_error(1, "ARMCI_Init: out of memory");
+    if (armcii_chan_init())
+        armcii_error(1, "ARMCI_Init: out of memory");
+    if (armcii_cfg.helper && armcii_server_of(job.me) == job.me) {
+        if (pthread_create(&helper_thread, NULL, helper_main, NULL) != 0)
+            armcii_error(1, "ARMCI_Init: cannot start the helper thread");
+        helper_running = 1;
+    }
+    armcii_coll_barrier(armcii_group_world());
+    if (armcii_cfg.verbose && job.me == 0)
+        armcii_config_print(armcii_dev->name, job.nproc, job.nnodes);
+    return 0;
+}
+
+int ARMCI_Init_args(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    return ARMCI_Init();
+}
+
+int ARMCI_Init_thread(int armci_requested)
+{
+    (void)armci_requested; /* calls are made by one thread at a time */
+    return ARMCI_Init();
+}
+
+/* Declared by armci.h only next to <mpi.h>; the communicator's type varies
+ * between MPI libraries, and the job is always emunic's whole job. */
+int ARMCI_Init_mpi_comm(void *comm);
+int ARMCI_Init_mpi_comm(void *comm)
+{
+    (void)comm;
+    return ARMCI_Init();
+}
+
+int ARMCI_Initialized(void)
+{
+    return initialized > 0;
+}
+
+int ARMCI_Finalize(void)
+{
+    armcii_need_init("ARMCI_Finalize");
+    if (--initialized > 0)
+        return 0;
+    initialized = 1; /* still usable while shutting down */
+    ARMCI_AllFence();
+    armcii_coll_barrier(armcii_group_world());
+    if (helper_running) {
+        atomic_store(&helper_stop, 1);
+        armcii_dev->wakeup(ADEV_CTX_HELPER);
+        pthread_join(helper_thread, NULL);
+        helper_running = 0;
+    }
+    armcii_chan_finalize();
+    armcii_server_finalize();
+    armcii_sync_finalize();
+    armcii_coll_finalize();
+    armcii_p2p_finalize();
+    armcii_mem_finalize();
+    armcii_dev->finalize();
+    armcii_order_finalize();
+    armcii_ops_finalize();
+    free(node_first);
+    free(node_count);
+    free(node_ranks);
+    initialized = 0;
+    return 0;
+}
+
+void ARMCI_Cleanup(void)
+{
+    /* nothing outlives the process: the job's shared memory is emunic-run's */
+}
+
+void ARMCI_Barrier(void)
+{
+    armcii_need_init("ARMCI_Barrier");
+    ARMCI_AllFence();
+    armcii_coll_barrier(armcii_group_world());
+}

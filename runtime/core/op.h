@@ -1,0 +1,44 @@
+/* Completion bookkeeping: a request counts the device operations (and
+ * helper replies) it still waits for. Blocking calls use one on the stack,
+ * explicit handles name a slot of the handle table, implicit non-blocking
+ * operations share one request per target rank. */
+#ifndef ARMCII_OP_H
+#define ARMCII_OP_H
+#include <errno.h>
+#include "armcii.h"
+
+struct armcii_req {
+    int pending;
+    int status;
+};
+
+/* A device completion that decrements req and then frees tmp (a staging
+ * buffer owned by the operation), if any. */
+struct armcii_cmpl {
+    struct adev_cmpl c;
+    struct armcii_req *req;
+    void *tmp;
+    void (*release)(void *tmp);
+    struct armcii_cmpl *next;
+};
+
+struct armcii_cmpl *armcii_cmpl_new(struct armcii_req *req);
+/* Run a device posting call, progressing while the device is out of
+ * resources; any other failure is fatal, naming fn. */
+#define ARMCII_POST(fn, call)                                                  \
+    do {                                                                       \
+        int rc_;                                                               \
+        while ((rc_ = (call)) == -ENOMEM)                                      \
+            armcii_progress(0);                                                \
+        if (rc_)                                                               \
+            armcii_error(1, "%s: the device refused the operation (%d)", fn, rc_); \
+    } while (0)
+
+void armcii_req_wait(struct armcii_req *r);
+/* The request a non-blocking call adds to: the handle's slot, or the
+ * implicit request of proc when hdl is NULL. */
+struct armcii_req *armcii_req_for(armci_hdl_t *hdl, int proc, const char *fn);
+struct armcii_req *armcii_req_implicit(int proc);
+int armcii_ops_init(int nproc);
+void armcii_ops_finalize(void);
+#endif

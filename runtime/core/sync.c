@@ -1,0 +1,113 @@
+/* Read-modify-write and mutexes. RMW runs on the network's atomics when
+ * the device has them (ARMCI_RMW=nic) or at the target's server. Mutexes
+ * live at the server, which queues lock requests and grants them in
+ * order, so a waiting rank sleeps instead of polling remote memory. */
+#include <stdlib.h>
+#include "chan.h"
+#include "coll.h"
+#include "config.h"
+#include "mem.h"
+#include "order.h"
+
+static int *nmutex; /* mutexes each rank hosts */
+
+int ARMCI_Rmw(int op, void *ploc, void *prem, int extra, int proc)
+{
+    armcii_need_init("ARMCI_Rmw");
+    armcii_check_proc(proc, "ARMCI_Rmw");
+    int is_long = op == ARMCI_FETCH_AND_ADD_LONG || op == ARMCI_SWAP_LONG;
+    if (op < ARMCI_FETCH_AND_ADD || op > ARMCI_SWAP_LONG)
+        armcii_error(1, "ARMCI_Rmw: unknown op %d", op);
+    if (!ploc)
+        armcii_error(1, "ARMCI_Rmw: ploc is NULL");
+    size_t sz = is_long ? sizeof(long) : sizeof(int);
+    struct armcii_seg *seg = armcii_seg_check(proc, prem, sz, "ARMCI_Rmw", "prem");
+    int fadd = op == ARMCI_FETCH_AND_ADD || op == ARMCI_FETCH_AND_ADD_LONG;
+    long operand = fadd ? (long)extra : is_long ? *(long *)ploc : (long)*(int *)ploc;
+    int amo = armcii_dev->caps & ADEV_CAP_AMO;
+    int srv_ok = seg->kind == ARMCII_MEM_HEAP || armcii_server_of(proc) == proc;
+    int use_srv = armcii_cfg.rmw_path == ARMCII_PATH_HELPER ? srv_ok || !amo
+                : armcii_cfg.rmw_path == ARMCII_PATH_NIC ? !amo
+                : !amo; /* auto: the NIC's atomics when there are any */
+    long old;
+    armcii_order_before(proc, seg, ARMCII_OP_RMW, use_srv ? ARMCII_SRV : ARMCII_RDMA);
+    if (use_srv) {
+        old = (long)armcii_srv_rmw(proc, op, prem, operand);
+    } else {
+        struct armcii_req r = {0};
+        struct armcii_cmpl *c = armcii_cmpl_new(&r);
+        long fetched = 0;
+        int iv = (int)operand, ifetched = 0;
+        ARMCII_POST("ARMCI_Rmw",
+                    armcii_dev->amo(ADEV_CTX_RANK, proc, fadd ? ADEV_AMO_FADD : ADEV_AMO_SWAP,
+                                    is_long ? ADEV_INT64 : ADEV_INT32, prem,
+                                    is_long ? (void *)&operand : (void *)&iv, sz,
+                                    is_long ? (void *)&fetched : (void *)&ifetched, &c->c));
+        armcii_req_wait(&r);
+        if (r.status)
+            armcii_error(1, "ARMCI_Rmw: the network atomic failed (%d)", r.status);
+        old = is_long ? fetched : ifetched;
+    }
+    armcii_order_after(proc, seg, ARMCII_OP_RMW, use_srv ? ARMCII_SRV : ARMCII_RDMA);
+    if (is_long)
+        *(long *)ploc = old;
+    else
+        *(int *)ploc = (int)old;
+    return 0;
+}
+
+int ARMCI_Create_mutexes(int num)
+{
+    armcii_need_init("ARMCI_Create_mutexes");
+    if (num < 0)
+        armcii_error(1, "ARMCI_Create_mutexes: num %d < 0", num);
+    if (nmutex)
+        armcii_error(1, "ARMCI_Create_mutexes: mutexes exist already (ARMCI_Destroy_mutexes first)");
+    if (!(nmutex = calloc((size_t)armcii_nproc(), sizeof *nmutex)))
+        armcii_error(1, "ARMCI_Create_mutexes: out of memory");
+    armcii_coll_allgather(armcii_group_world(), &num, sizeof num, nmutex);
+    return 0;
+}
+
+int ARMCI_Destroy_mutexes(void)
+{
+    armcii_need_init("ARMCI_Destroy_mutexes");
+    if (!nmutex)
+        armcii_error(1, "ARMCI_Destroy_mutexes: no mutexes were created");
+    armcii_coll_barrier(armcii_group_world());
+    free(nmutex);
+    nmutex = NULL;
+    return 0;
+}
+
+static void check_mutex(int mutex, int proc, const char *fn)
+{
+    armcii_need_init(fn);
+    armcii_check_proc(proc, fn);
+    if (!nmutex)
+        armcii_error(1, "%s: no mutexes were created (ARMCI_Create_mutexes)", fn);
+    if (mutex < 0 || mutex >= nmutex[proc])
+        armcii_error(1, "%s: mutex %d out of range 0..%d on rank %d", fn, mutex,
+                     nmutex[proc] - 1, proc);
+}
+
+void ARMCI_Lock(int mutex, int proc)
+{
+    check_mutex(mutex, proc, "ARMCI_Lock");
+    armcii_srv_lock(proc, mutex);
+}
+
+/* Writes made under the lock must land before the next holder reads:
+ * fence the target first. */
+void ARMCI_Unlock(int mutex, int proc)
+{
+    check_mutex(mutex, proc, "ARMCI_Unlock");
+    armcii_fence(proc);
+    armcii_srv_unlock(proc, mutex);
+}
+
+void armcii_sync_finalize(void)
+{
+    free(nmutex);
+    nmutex = NULL;
+}

@@ -1,0 +1,69 @@
+/* ARMCI messaging and collectives (armci_msg_*): two-sided messages and
+ * collectives over the default group or an ARMCI_Group, carried by the same
+ * device as the one-sided calls. Names and signatures follow the ARMCI API
+ * that Global Arrays calls. */
+#ifndef ARMCI_MESSAGE_H
+#define ARMCI_MESSAGE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Element types of the reductions and selections. */
+enum armci_type_e { ARMCI_INT, ARMCI_LONG, ARMCI_LONG_LONG, ARMCI_FLOAT, ARMCI_DOUBLE };
+
+/* SCOPE_NODE: ranks on the caller's node; SCOPE_MASTERS: the first rank of
+ * every node; SCOPE_ALL: everyone in the group. */
+enum armci_scope_e { SCOPE_ALL, SCOPE_NODE, SCOPE_MASTERS };
+
+struct armci_group_s;
+
+int armci_msg_me(void);
+int armci_msg_nproc(void);
+void armci_msg_abort(int code);
+double armci_timer(void);
+
+void armci_msg_snd(int tag, void *buf, int len, int to);
+void armci_msg_rcv(int tag, void *buf, int buflen, int *msglen, int from);
+int armci_msg_rcvany(int tag, void *buf, int buflen, int *msglen);
+
+void armci_msg_barrier(void);
+void armci_msg_group_barrier(struct armci_group_s *group);
+void armci_msg_bintree(int scope, int *Root, int *Up, int *Left, int *Right);
+
+void armci_msg_bcast(void *buf, int len, int root);
+void armci_msg_brdcst(void *buf, int len, int root);
+void armci_msg_bcast_scope(int scope, void *buf, int len, int root);
+void armci_msg_group_bcast_scope(int scope, void *buf, int len, int root,
+                                 struct armci_group_s *group);
+
+/* op: "+", "*", "max", "min", "absmax", "absmin"; "or", "and" for the
+ * integer types. */
+void armci_msg_igop(int *x, int n, char *op);
+void armci_msg_lgop(long *x, int n, char *op);
+void armci_msg_llgop(long long *x, int n, char *op);
+void armci_msg_fgop(float *x, int n, char *op);
+void armci_msg_dgop(double *x, int n, char *op);
+void armci_msg_gop_scope(int scope, void *x, int n, char *op, int type);
+void armci_msg_reduce(void *x, int n, char *op, int type);
+void armci_msg_reduce_scope(int scope, void *x, int n, char *op, int type);
+
+void armci_msg_group_igop(int *x, int n, char *op, struct armci_group_s *group);
+void armci_msg_group_lgop(long *x, int n, char *op, struct armci_group_s *group);
+void armci_msg_group_llgop(long long *x, int n, char *op, struct armci_group_s *group);
+void armci_msg_group_fgop(float *x, int n, char *op, struct armci_group_s *group);
+void armci_msg_group_dgop(double *x, int n, char *op, struct armci_group_s *group);
+void armci_msg_group_gop_scope(int scope, void *x, int n, char *op, int type,
+                               struct armci_group_s *group);
+
+/* Selection: x is n bytes whose first element (of type) is compared with
+ * op "min" or "max"; every rank gets the winner's n bytes (GA sends the
+ * value and its index). Ranks with contribute == 0 take part but offer
+ * nothing. */
+void armci_msg_sel(void *x, int n, char *op, int type, int contribute);
+void armci_msg_sel_scope(int scope, void *x, int n, char *op, int type, int contribute);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

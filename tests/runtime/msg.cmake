@@ -1,0 +1,80 @@
+# armci_msg_*, collectives, groups and domains: multi-rank programs under
+# emunic-run --nic portals (label "job"), plus error cases: one bad call
+# each, which must end the job with a non-zero status and the message that
+# names the call and the argument.
+
+foreach(prog test_groups)
+  add_executable(${prog} ${prog}.c)
+  target_link_libraries(${prog} PRIVATE armci)
+endforeach()
+# test_groups also drives coll.h's non-blocking collectives directly.
+target_include_directories(test_groups PRIVATE ${PROJECT_SOURCE_DIR}/runtime/core)
+
+function(armci_msg_job_test prog nodes ranks timeout)
+  set(name runtime.${prog}_${nodes}x${ranks})
+  add_test(NAME ${name}
+           COMMAND $<TARGET_FILE:emunic-run> -N ${nodes} -n ${ranks} --nic portals
+                   --timeout ${timeout} -- $<TARGET_FILE:${prog}>)
+  math(EXPR ctest_timeout "${timeout} + 30")
+  set_tests_properties(${name} PROPERTIES LABELS "job" TIMEOUT ${ctest_timeout})
+endfunction()
+
+foreach(prog test_groups)
+  armci_msg_job_test(${prog} 1 1 120)
+  armci_msg_job_test(${prog} 2 2 180)
+  armci_msg_job_test(${prog} 1 3 180)
+  armci_msg_job_test(${prog} 4 4 400)
+endforeach()
+
+# The checker of the error cases: CTest's PASS_REGULAR_EXPRESSION alone
+# would ignore the exit status. (cmake -P takes its arguments as -D
+# variables: options after the script name are not all passed through.)
+set(ARMCI_EXPECT_FAIL ${CMAKE_CURRENT_BINARY_DIR}/armci_expect_fail.cmake)
+file(WRITE ${ARMCI_EXPECT_FAIL} [=[
+execute_process(COMMAND ${RUN} -N ${NODES} -n ${RANKS} --nic portals --timeout 60
+                        -- ${PROG} err ${CASE}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+message("${out}${err}")
+if(rc EQUAL 0)
+  message(FATAL_ERROR "case ${CASE}: the job exited 0; a non-zero status was expected")
+endif()
+if(NOT "${out}${err}" MATCHES "${EXPECT}")
+  message(FATAL_ERROR "case ${CASE}: exit ${rc}, but no line matches: ${EXPECT}")
+endif()
+]=])
+
+function(armci_msg_err_test prog case nodes ranks expect)
+  set(name runtime.${prog}_err_${case})
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} -DRUN=$<TARGET_FILE:emunic-run> -DNODES=${nodes}
+                   -DRANKS=${ranks} -DPROG=$<TARGET_FILE:${prog}> -DCASE=${case}
+                   "-DEXPECT=${expect}" -P ${ARMCI_EXPECT_FAIL})
+  set_tests_properties(${name} PROPERTIES LABELS "job" TIMEOUT 90)
+endfunction()
+
+
+armci_msg_err_test(test_groups pid_range 1 3
+  "ARMCI_Group_create: pid_list\\[1\\] = 99 out of range 0..2")
+armci_msg_err_test(test_groups pid_dup 2 1
+  "ARMCI_Group_create: pid_list\\[1\\] = 1 repeats pid_list\\[0\\]")
+armci_msg_err_test(test_groups n_neg 1 1 "ARMCI_Group_create: n = -1 < 0")
+armci_msg_err_test(test_groups n_big 1 2 "ARMCI_Group_create: n = 3 > 2")
+armci_msg_err_test(test_groups null_list 1 1 "ARMCI_Group_create: pid_list is NULL with n = 1")
+armci_msg_err_test(test_groups null_out 1 1 "ARMCI_Group_create: group_out is NULL")
+armci_msg_err_test(test_groups child_range 1 3
+  "ARMCI_Group_create_child: pid_list\\[0\\] = 2 out of range 0..1")
+armci_msg_err_test(test_groups freed 1 2 "ARMCI_Group_size: group has been freed")
+armci_msg_err_test(test_groups garbage 1 1 "ARMCI_Group_rank: not a valid group handle")
+armci_msg_err_test(test_groups stale_copy 1 1 "ARMCI_Absolute_id: not a valid group handle")
+armci_msg_err_test(test_groups free_world 1 1 "ARMCI_Group_free: the world group cannot be freed")
+armci_msg_err_test(test_groups abs_range 1 2 "ARMCI_Absolute_id: group_rank = 2 out of range 0..1")
+armci_msg_err_test(test_groups nonmember_default 1 2
+  "ARMCI_Group_set_default: the caller \\(rank 1\\) is not a member")
+armci_msg_err_test(test_groups nonmember_coll 1 2
+  "armci_msg_group_barrier: the caller \\(rank 1\\) is not a member")
+armci_msg_err_test(test_groups pid_mismatch 1 2
+  "ARMCI_Group_create: n or pid_list differs between members")
+armci_msg_err_test(test_groups domain_id 2 1 "armci_domain_nprocs: id = 2 out of range 0..1")
+armci_msg_err_test(test_groups domain_proc 1 2 "ARMCI_Same_node: proc = -1 out of range 0..1")
+armci_msg_err_test(test_groups domain_loc 2 2
+  "armci_domain_glob_proc_id: loc_proc_id = 2 out of range 0..1 for domain 1")
