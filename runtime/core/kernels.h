@@ -21,6 +21,7 @@ struct armcii_strided {
 int armcii_strided_set(struct armcii_strided *s, int levels, const int *stride,
                        const int *count, const char **why);
 /* Number of contiguous runs (product of count[1..levels]); total bytes. */
+/* (count[0] == 0: runs is still that product, every run empty, bytes 0.) */
 size_t armcii_strided_runs(const struct armcii_strided *s);
 size_t armcii_strided_bytes(const struct armcii_strided *s);
 /* Byte offset of run number i (0 <= i < runs), in row-major order of the
@@ -29,6 +30,7 @@ size_t armcii_strided_offset(const struct armcii_strided *s, size_t i);
 
 /* Copy between a strided section at base and a packed buffer: runs
  * [first, first+nruns). Return bytes copied. */
+/* (The range is clamped to the section's runs; nothing is copied past it.) */
 size_t armcii_pack(const void *base, const struct armcii_strided *s, size_t first,
                    size_t nruns, void *buf);
 size_t armcii_unpack(void *base, const struct armcii_strided *s, size_t first,

@@ -68,6 +68,7 @@ int main(void)
     if (me == 0) CHECK(mine[1] == 20L * n);
     ARMCI_Destroy_mutexes();
     ARMCI_Free(base[me]);
+    free(base);
     if (me == 0) printf("smoke OK on %d ranks\n", n);
     ARMCI_Finalize();
     return 0;

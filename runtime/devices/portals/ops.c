@@ -31,8 +31,12 @@ struct pdev_op *pdev_op_get(struct pdev_ctx *c)
     struct pdev_op *op = c->free_ops;
     if (op)
         c->free_ops = op->next;
-    else if (!(op = malloc(sizeof *op)))
+    else if ((op = malloc(sizeof *op)) != NULL) {
+        op->all_next = c->all_ops;
+        c->all_ops = op;
+    } else {
         return NULL;
+    }
     op->local = op->remote = NULL;
     op->events = 0;
     op->status = 0;

@@ -34,6 +34,7 @@ struct pdev_op {
     int events;               /* events still expected */
     int status;
     struct pdev_op *next;     /* free list / ready list */
+    struct pdev_op *all_next; /* every op the context allocated, for close */
 };
 
 struct pdev_ctx {
@@ -44,7 +45,7 @@ struct pdev_ctx {
     ptl_handle_me_t me_notify;
     ptl_handle_me_t me_small[PDEV_RBUF_COUNT];
     char *rbuf[PDEV_RBUF_COUNT];
-    struct pdev_op *free_ops;
+    struct pdev_op *free_ops, *all_ops;
     struct pdev_op *ready, *ready_tail; /* completed at posting time */
     int inflight;
 };

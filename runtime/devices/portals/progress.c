@@ -89,11 +89,13 @@ void pdev_close_ctx(int ctx)
     PtlMDRelease(c->md_quiet);
     PtlMDRelease(c->md);
     PtlEQFree(c->eq);
-    while (c->free_ops) {
-        struct pdev_op *n = c->free_ops->next;
-        free(c->free_ops);
-        c->free_ops = n;
+    /* ops still in flight or on the ready list are freed with the rest */
+    while (c->all_ops) {
+        struct pdev_op *n = c->all_ops->all_next;
+        free(c->all_ops);
+        c->all_ops = n;
     }
+    c->free_ops = c->ready = c->ready_tail = NULL;
     c->open = 0;
 }
 
