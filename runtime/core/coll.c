@@ -14,7 +14,9 @@
  * k below that bit (below the group size for the root). The subtree of v
  * is then the contiguous range [v, v + lowbit(v)), which the allgather's
  * gather relies on. Tags: ARMCII_TAG_COLL(group id, sequence number,
- * view kind << 6 | round). */
+ * view kind << 6 | phase), the phase naming the step a message belongs to
+ * (a barrier round, up or down the tree) -- not the local round, which
+ * differs between sender and receiver. */
 #include "coll.h"
 
 #include <stdlib.h>
@@ -28,12 +30,16 @@
 enum { K_BARRIER, K_BCAST, K_ALLREDUCE, K_ALLGATHER };
 static const char *const kind_name[] = {"barrier", "bcast", "allreduce", "allgather"};
 
+/* Tag phases of the tree messages (the barrier's are its rounds, < 32). */
+enum { PH_UP = 40, PH_DOWN = 41 };
+
 #define MAX_ROUNDS 40 /* dissemination barrier: ceil(log2(2^31)) rounds */
 #define MAX_XFERS 72  /* 2 per barrier round; tree: <= 31 children + parent */
 
 struct xfer {
-    int peer; /* world rank */
-    int send; /* 1: send, 0: receive */
+    int peer;  /* world rank */
+    int send;  /* 1: send, 0: receive */
+    int phase; /* the message's step, the same at sender and receiver */
     void *buf;
     size_t len; /* bytes sent, or expected */
     armcii_p2p_t req;
@@ -55,11 +61,11 @@ struct armcii_coll {
 
 static char dummy; /* the buffer of zero-byte messages */
 
-static void add(struct armcii_coll *c, int send, int peer, void *buf, size_t len)
+static void add(struct armcii_coll *c, int send, int phase, int peer, void *buf, size_t len)
 {
     if (c->nx == MAX_XFERS)
         armcii_error(1, "armcii_coll: internal: schedule of %s too long", kind_name[c->kind]);
-    c->x[c->nx++] = (struct xfer){peer, send, buf ? buf : &dummy, len, NULL};
+    c->x[c->nx++] = (struct xfer){peer, send, phase, buf ? buf : &dummy, len, NULL};
 }
 
 static void end_round(struct armcii_coll *c)
@@ -108,9 +114,9 @@ armcii_coll_t armcii_gcoll_ibarrier(struct armcii_grp *g)
     int n = g->pub.size, r = g->pub.rank;
     /* Dissemination: in round k everyone signals r + 2^k and hears from
      * r - 2^k; after ceil(log2 n) rounds everyone has heard from all. */
-    for (int d = 1; d < n; d <<= 1) {
-        add(c, 1, g->pub.grp_to_abs[(r + d) % n], NULL, 0);
-        add(c, 0, g->pub.grp_to_abs[(r - d + n) % n], NULL, 0);
+    for (int d = 1, k = 0; d < n; d <<= 1, k++) {
+        add(c, 1, k, g->pub.grp_to_abs[(r + d) % n], NULL, 0);
+        add(c, 0, k, g->pub.grp_to_abs[(r - d + n) % n], NULL, 0);
         end_round(c);
     }
     return c;
@@ -124,10 +130,10 @@ static void tree_down(struct armcii_coll *c, const struct armcii_grp *g, int roo
     int n = g->pub.size, v = (g->pub.rank - root + n) % n, kids[32];
     int nk = children(v, n, kids);
     if (v)
-        add(c, 0, wr(g, v & (v - 1), root), buf, len);
+        add(c, 0, PH_DOWN, wr(g, v & (v - 1), root), buf, len);
     end_round(c);
     for (int i = nk - 1; i >= 0; i--)
-        add(c, 1, wr(g, kids[i], root), buf, len);
+        add(c, 1, PH_DOWN, wr(g, kids[i], root), buf, len);
     end_round(c);
 }
 
@@ -162,10 +168,10 @@ armcii_coll_t armcii_gcoll_iallreduce(struct armcii_grp *g, void *x, size_t n, i
     /* Reduce to rank 0 (round 0: children's partial results; round 1: ours
      * to the parent), then broadcast the result back down the same tree. */
     for (int i = 0; i < c->nchild; i++)
-        add(c, 0, wr(g, kids[i], 0), c->tmp + (size_t)i * bytes, bytes);
+        add(c, 0, PH_UP, wr(g, kids[i], 0), c->tmp + (size_t)i * bytes, bytes);
     end_round(c);
     if (v)
-        add(c, 1, wr(g, v & (v - 1), 0), x, bytes);
+        add(c, 1, PH_UP, wr(g, v & (v - 1), 0), x, bytes);
     end_round(c);
     tree_down(c, g, 0, x, bytes);
     return c;
@@ -188,12 +194,12 @@ armcii_coll_t armcii_gcoll_iallgather(struct armcii_grp *g, const void *mine, si
     nk = children(v, size, kids);
     for (int i = 0; i < nk; i++) {
         int ch = kids[i], cnt = size - ch < lowbit(ch) ? size - ch : lowbit(ch);
-        add(c, 0, wr(g, ch, 0), a + (size_t)ch * len, (size_t)cnt * len);
+        add(c, 0, PH_UP, wr(g, ch, 0), a + (size_t)ch * len, (size_t)cnt * len);
     }
     end_round(c);
     if (v) {
         int cnt = size - v < lowbit(v) ? size - v : lowbit(v);
-        add(c, 1, wr(g, v & (v - 1), 0), a + (size_t)v * len, (size_t)cnt * len);
+        add(c, 1, PH_UP, wr(g, v & (v - 1), 0), a + (size_t)v * len, (size_t)cnt * len);
     }
     end_round(c);
     tree_down(c, g, 0, all, (size_t)size * len);
@@ -213,13 +219,9 @@ int armcii_coll_test(armcii_coll_t c)
         }
         int lo = c->first[c->round], hi = c->first[c->round + 1];
         if (!c->posted) {
-            /* tree rounds come in pairs (receive, then send on): a message is
-             * sent in round 2k+1 and received in round 2k, so both sides
-             * tag it 2k+1; the dissemination barrier's rounds match as is */
-            int phase = c->kind == K_BARRIER ? c->round : (c->round | 1);
-            uint64_t tag = ARMCII_TAG_COLL(c->gid, c->seq, (c->gkind << 6) | phase);
             for (int i = lo; i < hi; i++) {
                 struct xfer *x = &c->x[i];
+                uint64_t tag = ARMCII_TAG_COLL(c->gid, c->seq, (c->gkind << 6) | x->phase);
                 x->req = x->send ? armcii_p2p_isend(x->peer, tag, x->buf, x->len)
                                  : armcii_p2p_irecv(x->peer, tag, x->buf, x->len);
                 if (!x->req)

@@ -3,7 +3,7 @@
 # each, which must end the job with a non-zero status and the message that
 # names the call and the argument.
 
-foreach(prog test_groups)
+foreach(prog test_msg test_groups)
   add_executable(${prog} ${prog}.c)
   target_link_libraries(${prog} PRIVATE armci)
 endforeach()
@@ -19,7 +19,7 @@ function(armci_msg_job_test prog nodes ranks timeout)
   set_tests_properties(${name} PROPERTIES LABELS "job" TIMEOUT ${ctest_timeout})
 endfunction()
 
-foreach(prog test_groups)
+foreach(prog test_msg test_groups)
   armci_msg_job_test(${prog} 1 1 120)
   armci_msg_job_test(${prog} 2 2 180)
   armci_msg_job_test(${prog} 1 3 180)
@@ -52,6 +52,20 @@ function(armci_msg_err_test prog case nodes ranks expect)
   set_tests_properties(${name} PROPERTIES LABELS "job" TIMEOUT 90)
 endfunction()
 
+armci_msg_err_test(test_msg rcv_overflow 1 2
+  "armci_msg_rcv: message of 100 bytes from rank 0 .*longer than buflen = 10")
+armci_msg_err_test(test_msg bad_op 1 1 "armci_msg_igop: unknown op \"maxi\" for type int")
+armci_msg_err_test(test_msg or_float 1 1 "armci_msg_fgop: unknown op \"or\" for type float")
+armci_msg_err_test(test_msg bad_type 1 1 "armci_msg_gop_scope: unknown type 99")
+armci_msg_err_test(test_msg null_buf 1 1 "armci_msg_dgop: x is NULL with n = 3")
+armci_msg_err_test(test_msg neg_n 1 1 "armci_msg_igop: n = -1 < 0")
+armci_msg_err_test(test_msg neg_len 1 1 "armci_msg_snd: len = -1 < 0")
+armci_msg_err_test(test_msg bad_to 2 1 "armci_msg_snd: to = 2 out of range 0..1")
+armci_msg_err_test(test_msg bad_scope 1 1 "armci_msg_gop_scope: unknown scope 7")
+armci_msg_err_test(test_msg bad_root 1 2 "armci_msg_bcast: root = 2 out of range 0..1")
+armci_msg_err_test(test_msg sel_op 1 1 "armci_msg_sel: unknown op \"avg\"")
+armci_msg_err_test(test_msg abort 1 1 "armci_msg_abort\\(7\\)")
+armci_msg_err_test(test_msg group_freed 1 2 "armci_msg_group_igop: group has been freed")
 
 armci_msg_err_test(test_groups pid_range 1 3
   "ARMCI_Group_create: pid_list\\[1\\] = 99 out of range 0..2")

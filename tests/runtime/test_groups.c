@@ -33,7 +33,7 @@ static int me, nproc, rpn;
             FAIL(__VA_ARGS__);                                                 \
     } while (0)
 
-#define MAXG 400
+#define MAXG 1000
 
 /* A created group and what the test expects of it. */
 struct tg {
@@ -208,13 +208,16 @@ static void test_shapes(void)
     ARMCI_Group_free(&single.g);
 }
 
-/* Hundreds of live groups from several parents: ids agree among members
- * and never repeat among one rank's live groups. */
+/* About a thousand live groups from three parents -- the world, a
+ * permutation of it, and the lower half of the ranks (only they create
+ * over it) -- so candidate ids collide, and collide at some ranks only:
+ * the ids must still agree among members and never repeat among one
+ * rank's live groups. */
 static void test_many(void)
 {
     static struct tg gs[MAXG];
-    int count = nproc >= 16 ? 160 : 300, pids[1024];
-    struct tg parent;
+    int per = 330, count = 0, pids[1024], half = (nproc + 1) / 2;
+    struct tg parent, low;
 
     for (int r = 0; r < nproc; r++)
         pids[r] = (r * 7 + 3) % nproc; /* a permutation of the world */
@@ -222,24 +225,38 @@ static void test_many(void)
         for (int r = 0; r < nproc; r++)
             pids[r] = nproc - 1 - r;
     make(&parent, nproc, pids, NULL, NULL);
+    for (int r = 0; r < half; r++)
+        pids[r] = r;
+    make(&low, half, pids, NULL, NULL);
 
-    for (int k = 0; k < count; k++) {
+    for (int k = 0; k < per; k++) {
         int n = 0, sel[1024];
         for (int r = 0; r < nproc; r++)
             if ((r + k) % 3 != 0 || nproc < 3)
                 sel[n++] = r;
-        if (k % 2)
-            make(&gs[k], n, sel, &parent.g, parent.abs);
-        else
-            make(&gs[k], n, sel, NULL, NULL);
+        make(&gs[count++], n, sel, NULL, NULL);
+        make(&gs[count++], n, sel, &parent.g, parent.abs);
+        if (low.rank >= 0) {
+            int m = 0;
+            for (int r = 0; r < half; r++)
+                if ((r + k) % 2 == 0 || half < 2)
+                    sel[m++] = r;
+            make(&gs[count++], m, sel, &low.g, low.abs);
+        }
     }
     for (int k = 0; k < count; k++) {
         for (int j = 0; j < k; j++)
             CHECK(gs[k].g.id != gs[j].g.id, "live groups %d and %d share id %d", j, k,
                   gs[k].g.id);
         CHECK(gs[k].g.id > 0 && gs[k].g.id <= 65000, "id %d", gs[k].g.id);
-        check_group(&gs[k], "many", k % 8 == 0 || k == count - 1);
     }
+    /* Members check their ids agree in the same order: the world's and
+     * the permutation's groups at every rank, then the low half's. */
+    for (int k = 0; k < count; k++)
+        if (low.rank < 0 || k % 3 != 2)
+            check_group(&gs[k], "many", 1);
+    for (int k = 2; k < count && low.rank >= 0; k += 3)
+        check_group(&gs[k], "many (low half)", 1);
     for (int k = 0; k < count; k++)
         ARMCI_Group_free(&gs[k].g);
     /* Create and free at once: ids are reused safely. */
@@ -249,6 +266,7 @@ static void test_many(void)
         check_group(&gs[0], "create+free", k % 10 == 0);
         ARMCI_Group_free(&gs[0].g);
     }
+    ARMCI_Group_free(&low.g);
     ARMCI_Group_free(&parent.g);
 }
 
