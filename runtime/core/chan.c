@@ -79,10 +79,19 @@ int armcii_server_ctx(void)
     return armcii_cfg.helper ? ADEV_CTX_HELPER : ADEV_CTX_RANK;
 }
 
+uint64_t armcii_slot_off(int c, int i)
+{
+    return ((uint64_t)c * (uint64_t)armcii_cfg.bufs + (uint64_t)i) * armcii_cfg.buf_size;
+}
+
+uint64_t armcii_spare_off(int j)
+{
+    return armcii_slot_off(armcii_nproc(), 0) + (uint64_t)j * armcii_cfg.spare_size;
+}
+
 static size_t region_size(void)
 {
-    return armcii_slot_off(armcii_nproc(), 0, armcii_cfg.bufs, armcii_cfg.buf_size) +
-           (size_t)armcii_cfg.spare_bufs * armcii_cfg.spare_size;
+    return armcii_spare_off(armcii_cfg.spare_bufs);
 }
 
 static void flag_done(struct adev_cmpl *c, int status)
@@ -130,12 +139,11 @@ static void post(struct chan *ch, struct armcii_rq *rq, int slot, int spare, siz
     rq->seq = ch->next_seq++;
     if (spare >= 0) {
         src = ch->spare_staging + (size_t)(spare - ch->grant_first) * armcii_cfg.spare_size;
-        dst = ch->region + armcii_slot_off(armcii_nproc(), 0, armcii_cfg.bufs, armcii_cfg.buf_size) +
-              (uint64_t)spare * armcii_cfg.spare_size;
+        dst = ch->region + armcii_spare_off(spare);
         c = &ch->spare_cmpl[spare - ch->grant_first];
     } else {
         src = ch->staging + (size_t)slot * armcii_cfg.buf_size;
-        dst = ch->region + armcii_slot_off(armcii_me(), slot, armcii_cfg.bufs, armcii_cfg.buf_size);
+        dst = ch->region + armcii_slot_off(armcii_me(), slot);
         c = &ch->slot_cmpl[slot];
         ch->slot_state[slot] = SLOT_SENT;
         ch->slot_seq[slot] = rq->seq;
@@ -274,20 +282,16 @@ static void start_pull(struct chan *ch, int slot, uint64_t from, const struct ge
 
 static void on_get_reply(struct chan *ch, struct getw *g, const struct armcii_ack *a)
 {
-    uint64_t slot_addr = ch->region + armcii_slot_off(armcii_me(), g->slot, armcii_cfg.bufs,
-                                                      armcii_cfg.buf_size);
+    uint64_t slot_addr = ch->region + armcii_slot_off(armcii_me(), g->slot);
     ch->slot_state[g->slot] = SLOT_PULL;
     start_pull(ch, g->slot, slot_addr, g, g->off, a->data_len);
     if (a->flags & ACKF_GRANT) {
         armcii_ngrants++;
-        uint64_t base = ch->region + armcii_slot_off(armcii_nproc(), 0, armcii_cfg.bufs,
-                                                     armcii_cfg.buf_size);
         size_t off = g->off + a->data_len, left = a->spare_len;
         ch->spares_left = a->grant_n;
         for (int j = 0; j < a->grant_n; j++) {
             size_t k = left < armcii_cfg.spare_size ? left : armcii_cfg.spare_size;
-            start_pull(ch, -1, base + (uint64_t)(a->grant_first + (uint32_t)j) * armcii_cfg.spare_size,
-                       g, off, k);
+            start_pull(ch, -1, ch->region + armcii_spare_off((int)a->grant_first + j), g, off, k);
             off += k;
             left -= k;
         }

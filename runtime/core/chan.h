@@ -10,6 +10,10 @@
 
 int armcii_server_of(int proc);
 int armcii_server_ctx(void); /* the context servers listen on */
+/* Offsets in a server's buffer region: client c's slot i; spare j after
+ * every client's slots (j == ARMCI_SPARE_BUFS: the region's size). */
+uint64_t armcii_slot_off(int c, int i);
+uint64_t armcii_spare_off(int j);
 
 /* A strided transfer through the server of proc. PUTS / ACC read the
  * local section, GETS write it. Completes on req. Waits for credits. */

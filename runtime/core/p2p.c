@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "armcii.h"
+#include "op.h"
 
 enum { P2P_EAGER = 1, P2P_RTS, P2P_FIN };
 
@@ -52,12 +52,8 @@ static void send_hdr(int to, const struct p2p_hdr *h, const void *data, size_t l
     memcpy(buf, h, sizeof *h);
     if (len)
         memcpy(buf + sizeof *h, data, len);
-    int rc;
-    while ((rc = armcii_dev->send_small(ADEV_CTX_RANK, to, ADEV_CTX_RANK, buf, sizeof *h + len)) ==
-           -ENOMEM)
-        armcii_progress(0);
-    if (rc)
-        armcii_error(1, "armci p2p: sending to rank %d failed (%d)", to, rc);
+    ARMCII_POST("armci p2p send",
+                armcii_dev->send_small(ADEV_CTX_RANK, to, ADEV_CTX_RANK, buf, sizeof *h + len));
 }
 
 static void get_finished(struct adev_cmpl *c, int status)
@@ -84,12 +80,8 @@ static void deliver(struct armcii_p2p_req *r, int src, uint8_t kind, uint64_t le
     struct p2p_hdr fin = {.kind = P2P_FIN, .sreq = sreq};
     if (n) {
         r->get_done.fn = get_finished;
-        int rc;
-        while ((rc = armcii_dev->get(ADEV_CTX_RANK, src, (void *)(uintptr_t)addr, r->buf, n,
-                                     &r->get_done)) == -ENOMEM)
-            armcii_progress(0);
-        if (rc)
-            armcii_error(1, "armci p2p: pulling a message from rank %d failed (%d)", src, rc);
+        ARMCII_POST("armci p2p pull", armcii_dev->get(ADEV_CTX_RANK, src, (void *)(uintptr_t)addr,
+                                                     r->buf, n, &r->get_done));
     } else {
         r->done = 1;
     }

@@ -61,10 +61,4 @@ struct armcii_ack {
     uint64_t spare_len;   /* GETS: bytes packed into the granted spares */
 };
 
-/* Where a server keeps client c's slot i, and spare j (offsets from its
- * buffer region). */
-static inline uint64_t armcii_slot_off(int c, int i, int bufs, uint64_t buf_size)
-{
-    return ((uint64_t)c * (uint64_t)bufs + (uint64_t)i) * buf_size;
-}
 #endif

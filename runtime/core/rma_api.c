@@ -14,6 +14,34 @@ static void contig(struct armcii_strided *s, int bytes, const char *fn)
     s->count[0] = bytes;
 }
 
+/* The request a call adds to: its own for a blocking call (waited for in
+ * finish), the handle's or proc's implicit one otherwise. */
+static struct armcii_req *begin(struct armcii_req *local, int blocking, armci_hdl_t *hdl,
+                                int proc, const char *fn)
+{
+    *local = (struct armcii_req){0};
+    return blocking ? local : armcii_req_for(hdl, proc, fn);
+}
+
+/* One section pair: src and dst as the caller named them, so for a get
+ * the local side is dst. */
+static void move(int what, int proc, int acc_type, void *scale, void *src,
+                 const struct armcii_strided *ssec, void *dst, const struct armcii_strided *dsec,
+                 struct armcii_req *req, const char *fn)
+{
+    if (what == XF_GET)
+        armcii_xfer(XF_GET, proc, 0, NULL, dst, dsec, src, ssec, req, fn);
+    else
+        armcii_xfer(what, proc, acc_type, scale, src, ssec, dst, dsec, req, fn);
+}
+
+static int finish(struct armcii_req *local, int blocking)
+{
+    if (blocking)
+        armcii_req_wait(local);
+    return 0;
+}
+
 static int contig_op(int what, int acc_type, void *scale, void *src, void *dst, int bytes,
                      int proc, armci_hdl_t *hdl, int blocking, const char *fn)
 {
@@ -23,15 +51,9 @@ static int contig_op(int what, int acc_type, void *scale, void *src, void *dst, 
     contig(&s, bytes, fn);
     if (bytes && (!src || !dst))
         armcii_error(1, "%s: %s is NULL", fn, !src ? "src" : "dst");
-    struct armcii_req local = {0};
-    struct armcii_req *req = blocking ? &local : armcii_req_for(hdl, proc, fn);
-    if (what == XF_GET)
-        armcii_xfer(XF_GET, proc, 0, NULL, dst, &s, src, &s, req, fn);
-    else
-        armcii_xfer(what, proc, acc_type, scale, src, &s, dst, &s, req, fn);
-    if (blocking)
-        armcii_req_wait(&local);
-    return 0;
+    struct armcii_req local, *req = begin(&local, blocking, hdl, proc, fn);
+    move(what, proc, acc_type, scale, src, &s, dst, &s, req, fn);
+    return finish(&local, blocking);
 }
 
 int ARMCI_Put(void *src, void *dst, int bytes, int proc)
@@ -71,15 +93,9 @@ static int strided_op(int what, int acc_type, void *scale, void *src, int *src_s
 {
     struct armcii_strided ssec, dsec;
     armcii_strided_args(fn, src, src_stride, dst, dst_stride, count, levels, proc, &ssec, &dsec);
-    struct armcii_req local = {0};
-    struct armcii_req *req = blocking ? &local : armcii_req_for(hdl, proc, fn);
-    if (what == XF_GET)
-        armcii_xfer(XF_GET, proc, 0, NULL, dst, &dsec, src, &ssec, req, fn);
-    else
-        armcii_xfer(what, proc, acc_type, scale, src, &ssec, dst, &dsec, req, fn);
-    if (blocking)
-        armcii_req_wait(&local);
-    return 0;
+    struct armcii_req local, *req = begin(&local, blocking, hdl, proc, fn);
+    move(what, proc, acc_type, scale, src, &ssec, dst, &dsec, req, fn);
+    return finish(&local, blocking);
 }
 
 int ARMCI_PutS(void *src, int *src_stride, void *dst, int *dst_stride, int *count, int levels,
@@ -133,8 +149,7 @@ static int vector_op(int what, int acc_type, void *scale, armci_giov_t *iov, int
     armcii_check_proc(proc, fn);
     if (len < 0 || (len && !iov))
         armcii_error(1, "%s: bad descriptor array (%p, len %d)", fn, (void *)iov, len);
-    struct armcii_req local = {0};
-    struct armcii_req *req = blocking ? &local : armcii_req_for(hdl, proc, fn);
+    struct armcii_req local, *req = begin(&local, blocking, hdl, proc, fn);
     for (int d = 0; d < len; d++) {
         struct armcii_strided s;
         contig(&s, iov[d].bytes, fn);
@@ -147,15 +162,10 @@ static int vector_op(int what, int acc_type, void *scale, armci_giov_t *iov, int
             if (iov[d].bytes && (!src || !dst))
                 armcii_error(1, "%s: descriptor %d: %s_ptr_array[%d] is NULL", fn, d,
                              !src ? "src" : "dst", i);
-            if (what == XF_GET)
-                armcii_xfer(XF_GET, proc, 0, NULL, dst, &s, src, &s, req, fn);
-            else
-                armcii_xfer(what, proc, acc_type, scale, src, &s, dst, &s, req, fn);
+            move(what, proc, acc_type, scale, src, &s, dst, &s, req, fn);
         }
     }
-    if (blocking)
-        armcii_req_wait(&local);
-    return 0;
+    return finish(&local, blocking);
 }
 
 int ARMCI_PutV(armci_giov_t *iov, int len, int proc)

@@ -81,8 +81,7 @@ static size_t spare_cap(void)
 
 static char *spare_addr(int j)
 {
-    return S.region + armcii_slot_off(armcii_nproc(), 0, armcii_cfg.bufs, armcii_cfg.buf_size) +
-           (size_t)j * armcii_cfg.spare_size;
+    return S.region + armcii_spare_off(j);
 }
 
 static void send_ack(int ctx, int client, struct armcii_ack *a)

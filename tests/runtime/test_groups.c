@@ -18,20 +18,9 @@
 #include "coll.h"
 #include "kernels.h"
 
-static int me, nproc, rpn;
+#include "rtest.h"
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "FAIL rank %d %s:%d ", me, "test_groups.c", __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                                          \
-        fputc('\n', stderr);                                                   \
-        exit(1);                                                               \
-    } while (0)
-#define CHECK(c, ...)                                                          \
-    do {                                                                       \
-        if (!(c))                                                              \
-            FAIL(__VA_ARGS__);                                                 \
-    } while (0)
+static int nproc, rpn;
 
 #define MAXG 1000
 

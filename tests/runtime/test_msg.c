@@ -17,20 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
-static int me, nproc, rpn;
+#include "rtest.h"
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "FAIL rank %d %s:%d ", me, "test_msg.c", __LINE__);    \
-        fprintf(stderr, __VA_ARGS__);                                          \
-        fputc('\n', stderr);                                                   \
-        exit(1);                                                               \
-    } while (0)
-#define CHECK(c, ...)                                                          \
-    do {                                                                       \
-        if (!(c))                                                              \
-            FAIL(__VA_ARGS__);                                                 \
-    } while (0)
+static int nproc, rpn;
 
 static int node_of(int r) { return r / rpn; }
 
