@@ -257,7 +257,7 @@ static void pull_done(struct adev_cmpl *c, int status)
         uint8_t rel = RELEASE_KIND;
         armcii_dev->send_small(ADEV_CTX_RANK, p->ch->server, armcii_server_ctx(), &rel, 1);
     }
-    p->req->pending--;
+    armcii_req_done(p->req, 0);
     free(p);
 }
 
@@ -298,7 +298,7 @@ static void on_get_reply(struct chan *ch, struct getw *g, const struct armcii_ac
     }
     g->spare_len = a->spare_len;
     g->replied = 1;
-    g->req->pending--; /* the reply itself */
+    armcii_req_done(g->req, 0); /* the reply itself */
 }
 
 void armcii_chan_on_ack(int src, const void *buf, size_t len)

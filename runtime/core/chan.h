@@ -20,7 +20,8 @@ uint64_t armcii_spare_off(int j);
 void armcii_srv_section(int kind, int proc, int acc_type, const void *scale, void *local,
                         const struct armcii_strided *lsec, void *remote,
                         const struct armcii_strided *rsec, struct armcii_req *req);
-/* Blocking requests. */
+/* Blocking requests. Mutexes are the user's 0.. and the runtime's own: */
+#define ARMCII_MUTEX_ACC (-1) /* per target: serialises source-driven accumulates */
 int64_t armcii_srv_rmw(int proc, int op, void *prem, int64_t value);
 void armcii_srv_lock(int proc, int mutex);
 void armcii_srv_unlock(int proc, int mutex);

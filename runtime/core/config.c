@@ -63,20 +63,23 @@ static int choice(const char *name, int def, const char *const *names, int n)
 }
 
 static const char *const order_names[] = {"strict", "partial", "unordered"};
-static const char *const path_names[] = {"auto", "rdma", "nic", "helper"};
+static const char *const path_names[] = {"auto", "rdma", "nic", "helper", "source"};
+/* source-driven is a protocol for accumulate only */
+static const char *const path_names_noacc[] = {"auto", "rdma", "nic", "helper", NULL};
 
 void armcii_config_load(void)
 {
     struct armcii_config *c = &armcii_cfg;
     c->verbose = boolean("ARMCI_VERBOSE", 0);
+    c->stats = boolean("ARMCI_STATS", 0);
     c->device = env("ARMCI_DEVICE") ? env("ARMCI_DEVICE") : "auto";
     c->helper = boolean("ARMCI_HELPER", 1);
     c->helper_bind = boolean("ARMCI_HELPER_BIND", 1);
     c->order = choice("ARMCI_ORDER", ARMCII_ORDER_STRICT, order_names, 3);
     c->conflict = boolean("ARMCI_CONFLICT_TRACKING", 1);
-    c->acc_path = choice("ARMCI_ACC", ARMCII_PATH_AUTO, path_names, 4);
-    c->rmw_path = choice("ARMCI_RMW", ARMCII_PATH_AUTO, path_names, 4);
-    c->noncontig_path = choice("ARMCI_NONCONTIG", ARMCII_PATH_AUTO, path_names, 4);
+    c->acc_path = choice("ARMCI_ACC", ARMCII_PATH_AUTO, path_names, 5);
+    c->rmw_path = choice("ARMCI_RMW", ARMCII_PATH_AUTO, path_names_noacc, 5);
+    c->noncontig_path = choice("ARMCI_NONCONTIG", ARMCII_PATH_AUTO, path_names_noacc, 5);
     c->noncontig_rdma_min = (size_t)num("ARMCI_NONCONTIG_RDMA_MIN", 2048, 1, 1L << 30);
     c->bufs = (int)num("ARMCI_BUFS", 2, 1, 64);
     c->buf_size = (size_t)num("ARMCI_BUF_SIZE", 4096, 512, 1L << 20);
@@ -85,6 +88,9 @@ void armcii_config_load(void)
     c->spare_size = (size_t)num("ARMCI_SPARE_SIZE", 32768, 4096, 1L << 24);
     c->coalesce = boolean("ARMCI_ACK_COALESCE", 1);
     c->shm = boolean("ARMCI_SHM", 0);
+    c->handoff = boolean("ARMCI_HANDOFF", 0);
+    c->handoff_bufs = (int)num("ARMCI_HANDOFF_BUFS", 32, 1, 4096);
+    c->handoff_size = (size_t)num("ARMCI_HANDOFF_SIZE", 8192, 8, 1L << 20);
     if (c->spare_size < c->buf_size)
         armcii_error(1, "ARMCI_Init: ARMCI_SPARE_SIZE (%zu) is smaller than ARMCI_BUF_SIZE (%zu)",
                      c->spare_size, c->buf_size);
@@ -98,10 +104,10 @@ void armcii_config_print(const char *device, int nproc, int nnodes)
            "  ARMCI_ACC=%s ARMCI_RMW=%s ARMCI_NONCONTIG=%s ARMCI_NONCONTIG_RDMA_MIN=%zu\n"
            "  ARMCI_BUFS=%d ARMCI_BUF_SIZE=%zu ARMCI_FLOW_INTIMATION=%d ARMCI_SPARE_BUFS=%d "
            "ARMCI_SPARE_SIZE=%zu ARMCI_ACK_COALESCE=%d\n"
-           "  ARMCI_SHM=%d\n",
+           "  ARMCI_SHM=%d ARMCI_HANDOFF=%d ARMCI_HANDOFF_BUFS=%d ARMCI_HANDOFF_SIZE=%zu\n",
            device, nproc, nnodes, c->helper, c->helper_bind, order_names[c->order], c->conflict,
            path_names[c->acc_path], path_names[c->rmw_path], path_names[c->noncontig_path],
            c->noncontig_rdma_min, c->bufs, c->buf_size, c->intimation, c->spare_bufs,
-           c->spare_size, c->coalesce, c->shm);
+           c->spare_size, c->coalesce, c->shm, c->handoff, c->handoff_bufs, c->handoff_size);
     fflush(stdout);
 }

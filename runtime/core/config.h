@@ -5,16 +5,20 @@
 #include <stddef.h>
 
 enum armcii_order { ARMCII_ORDER_STRICT, ARMCII_ORDER_PARTIAL, ARMCII_ORDER_UNORDERED };
-enum armcii_path { ARMCII_PATH_AUTO, ARMCII_PATH_RDMA, ARMCII_PATH_NIC, ARMCII_PATH_HELPER };
+/* SOURCE: accumulate only -- the origin gets, adds and puts back under a
+ * lock (source-driven), where HELPER is the target-driven protocol. */
+enum armcii_path { ARMCII_PATH_AUTO, ARMCII_PATH_RDMA, ARMCII_PATH_NIC, ARMCII_PATH_HELPER,
+                   ARMCII_PATH_SOURCE };
 
 struct armcii_config {
     int verbose;          /* ARMCI_VERBOSE: print the configuration (rank 0) */
+    int stats;            /* ARMCI_STATS: each rank prints its protocol counters at finalize */
     const char *device;   /* ARMCI_DEVICE: portals | auto */
     int helper;           /* ARMCI_HELPER: one communication helper per node */
     int helper_bind;      /* ARMCI_HELPER_BIND: move the helper to an idle core */
     int order;            /* ARMCI_ORDER: strict | partial | unordered */
     int conflict;         /* ARMCI_CONFLICT_TRACKING: per-region read/write state */
-    int acc_path;         /* ARMCI_ACC: helper | nic | auto */
+    int acc_path;         /* ARMCI_ACC: helper | nic | source | auto */
     int rmw_path;         /* ARMCI_RMW: nic | helper | auto */
     int noncontig_path;   /* ARMCI_NONCONTIG: rdma | helper | auto */
     size_t noncontig_rdma_min; /* ARMCI_NONCONTIG_RDMA_MIN: auto uses RDMA for runs this long */
@@ -25,6 +29,9 @@ struct armcii_config {
     size_t spare_size;    /* ARMCI_SPARE_SIZE */
     int coalesce;         /* ARMCI_ACK_COALESCE: one ack for several requests (>= 4 bufs) */
     int shm;              /* ARMCI_SHM: same-node transfers by direct copy */
+    int handoff;          /* ARMCI_HANDOFF: blocking put/acc return once copied to a pool buffer */
+    int handoff_bufs;     /* ARMCI_HANDOFF_BUFS: buffers in the pool */
+    size_t handoff_size;  /* ARMCI_HANDOFF_SIZE: bytes per buffer (larger transfers bypass it) */
 };
 
 extern struct armcii_config armcii_cfg;

@@ -15,6 +15,7 @@
 #include "order.h"
 #include "p2p.h"
 #include "proto.h"
+#include "xfer.h"
 
 const struct armci_device *armcii_dev;
 static const struct armci_device *const devices[] = {&armcii_dev_portals};
@@ -204,6 +205,19 @@ int ARMCI_Initialized(void)
     return initialized > 0;
 }
 
+/* ARMCI_STATS=1: what the options did, one line per rank (the server
+ * counters belong to the rank hosting the helper). */
+static void print_stats(void)
+{
+    fprintf(stderr,
+            "armci stats rank %d: requests %lu grants %lu credit_waits %lu flush_put %lu "
+            "flush_send %lu flush_noop %lu handoffs %lu handoff_stalls %lu srv_requests %lu "
+            "srv_acks %lu\n",
+            job.me, armcii_nreq, armcii_ngrants, armcii_credit_waits, armcii_nflush_put,
+            armcii_nflush_send, armcii_nflush_noop, armcii_handoffs, armcii_handoff_stalls,
+            armcii_srv_requests, armcii_srv_acks);
+}
+
 int ARMCI_Finalize(void)
 {
     armcii_need_init("ARMCI_Finalize");
@@ -212,6 +226,8 @@ int ARMCI_Finalize(void)
     initialized = 1; /* still usable while shutting down */
     ARMCI_AllFence();
     armcii_coll_barrier(armcii_group_world());
+    if (armcii_cfg.stats)
+        print_stats();
     if (helper_running) {
         atomic_store(&helper_stop, 1);
         armcii_dev->wakeup(ADEV_CTX_HELPER);
@@ -219,6 +235,7 @@ int ARMCI_Finalize(void)
         helper_running = 0;
     }
     armcii_chan_finalize();
+    armcii_handoff_finalize();
     armcii_server_finalize();
     armcii_sync_finalize();
     armcii_coll_finalize();

@@ -22,9 +22,7 @@ static struct armcii_cmpl *free_cmpl;
 static void cmpl_done(struct adev_cmpl *c, int status)
 {
     struct armcii_cmpl *x = (struct armcii_cmpl *)c;
-    if (status && !x->req->status)
-        x->req->status = status;
-    x->req->pending--;
+    armcii_req_done(x->req, status);
     if (x->tmp)
         x->release(x->tmp);
     x->next = free_cmpl;
@@ -45,6 +43,17 @@ struct armcii_cmpl *armcii_cmpl_new(struct armcii_req *req)
     x->next = NULL;
     req->pending++;
     return x;
+}
+
+void armcii_req_done(struct armcii_req *r, int status)
+{
+    if (status && !r->status)
+        r->status = status;
+    if (--r->pending > 0 || !r->parent)
+        return;
+    struct armcii_req *p = r->parent;
+    r->parent = NULL;
+    armcii_req_done(p, r->status);
 }
 
 void armcii_req_wait(struct armcii_req *r)

@@ -10,6 +10,9 @@
 struct armcii_req {
     int pending;
     int status;
+    /* a request nested in another (a handoff buffer's operations inside
+     * the target's implicit request): told once when this one completes */
+    struct armcii_req *parent;
 };
 
 /* A device completion that decrements req and then frees tmp (a staging
@@ -35,6 +38,8 @@ struct armcii_cmpl *armcii_cmpl_new(struct armcii_req *req);
     } while (0)
 
 void armcii_req_wait(struct armcii_req *r);
+/* One thing r waited for is done (status != 0: it failed). */
+void armcii_req_done(struct armcii_req *r, int status);
 /* The request a non-blocking call adds to: the handle's slot, or the
  * implicit request of proc when hdl is NULL. */
 struct armcii_req *armcii_req_for(armci_hdl_t *hdl, int proc, const char *fn);

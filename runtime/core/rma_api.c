@@ -1,6 +1,7 @@
 /* The ARMCI data-movement calls: each checks its arguments, describes
  * itself as sections, and hands them to the transfer engine. Blocking
- * calls wait for local completion; remote completion is a fence. */
+ * calls wait for local completion (or, in handoff mode, for a copy into a
+ * pool buffer); remote completion is a fence. */
 #include <string.h>
 #include "config.h"
 #include "mem.h"
@@ -51,6 +52,8 @@ static int contig_op(int what, int acc_type, void *scale, void *src, void *dst, 
     contig(&s, bytes, fn);
     if (bytes && (!src || !dst))
         armcii_error(1, "%s: %s is NULL", fn, !src ? "src" : "dst");
+    if (blocking && armcii_handoff(what, proc, acc_type, scale, src, &s, dst, &s, fn))
+        return 0;
     struct armcii_req local, *req = begin(&local, blocking, hdl, proc, fn);
     move(what, proc, acc_type, scale, src, &s, dst, &s, req, fn);
     return finish(&local, blocking);
@@ -93,6 +96,8 @@ static int strided_op(int what, int acc_type, void *scale, void *src, int *src_s
 {
     struct armcii_strided ssec, dsec;
     armcii_strided_args(fn, src, src_stride, dst, dst_stride, count, levels, proc, &ssec, &dsec);
+    if (blocking && armcii_handoff(what, proc, acc_type, scale, src, &ssec, dst, &dsec, fn))
+        return 0;
     struct armcii_req local, *req = begin(&local, blocking, hdl, proc, fn);
     move(what, proc, acc_type, scale, src, &ssec, dst, &dsec, req, fn);
     return finish(&local, blocking);

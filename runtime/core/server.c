@@ -148,20 +148,23 @@ static void lock_grant(int ctx, int client, uint32_t seq)
     send_ack(ctx, client, &a);
 }
 
+/* Mutex m of target sits at index m + 1: index 0 is the runtime's own
+ * ARMCII_MUTEX_ACC (source-driven accumulate), apart from the user's. */
 static struct mutex_q *mutex_of(int target, int m)
 {
-    if (m < 0 || m > 1 << 20)
+    if (m < ARMCII_MUTEX_ACC || m > 1 << 20)
         return NULL;
-    if (m >= S.nmtx[target]) {
-        struct mutex_q *g = realloc(S.mtx[target], sizeof *g * (size_t)(m + 1));
+    int i = m + 1;
+    if (i >= S.nmtx[target]) {
+        struct mutex_q *g = realloc(S.mtx[target], sizeof *g * (size_t)(i + 1));
         if (!g)
             return NULL;
-        for (int i = S.nmtx[target]; i <= m; i++)
-            g[i] = (struct mutex_q){.owner = -1};
+        for (int k = S.nmtx[target]; k <= i; k++)
+            g[k] = (struct mutex_q){.owner = -1};
         S.mtx[target] = g;
-        S.nmtx[target] = m + 1;
+        S.nmtx[target] = i + 1;
     }
-    return &S.mtx[target][m];
+    return &S.mtx[target][i];
 }
 
 /* Returns whether the client waits for this request's reply. */

@@ -51,6 +51,7 @@ static int choose(int what, int proc, const struct armcii_seg *seg, const struct
         switch (armcii_cfg.acc_path) {
         case ARMCII_PATH_NIC: return amo || !can_srv ? ARMCII_PATH_NIC : ARMCII_PATH_HELPER;
         case ARMCII_PATH_HELPER: return can_srv || !amo ? ARMCII_PATH_HELPER : ARMCII_PATH_NIC;
+        case ARMCII_PATH_SOURCE: return ARMCII_PATH_SOURCE;
         default: return can_srv && (armcii_cfg.helper || !amo) ? ARMCII_PATH_HELPER : ARMCII_PATH_NIC;
         }
     }
@@ -142,6 +143,10 @@ void armcii_xfer(int what, int proc, int acc_type, const void *scale, void *loca
     if (!bytes)
         return;
     int path = choose(what, proc, seg, rsec);
+    if (path == ARMCII_PATH_SOURCE) {
+        armcii_acc_source(proc, acc_type, scale, local, lsec, remote, rsec, seg, fn);
+        return;
+    }
     int kind = what == XF_GET ? ARMCII_OP_GET : what == XF_ACC ? ARMCII_OP_ACC : ARMCII_OP_PUT;
     int opath = path == ARMCII_PATH_HELPER ? ARMCII_SRV : ARMCII_RDMA;
     armcii_order_before(proc, seg, kind, opath);
