@@ -1,7 +1,14 @@
 /* Two-sided messages on the rank's context. Eager: header and payload in
  * one short device message. Rendezvous: a ready-to-send header; the
  * receiver pulls the payload with one device get straight into the user
- * buffer and answers with a finish message that completes the send. */
+ * buffer and answers with a finish message that completes the send.
+ *
+ * Short messages land in the receiver's device buffers, which only its
+ * progress empties, and a device may drop what does not fit (Portals
+ * does). So every eager or ready-to-send message spends one of `window`
+ * credits per peer; the receiver hands them back in batches of half a
+ * window as its progress takes the messages out. Finish and credit
+ * messages need none: each answers a credited one. */
 #include "p2p.h"
 
 #include <errno.h>
@@ -9,7 +16,7 @@
 #include <string.h>
 #include "op.h"
 
-enum { P2P_EAGER = 1, P2P_RTS, P2P_FIN };
+enum { P2P_EAGER = 1, P2P_RTS, P2P_FIN, P2P_CREDIT };
 
 struct p2p_hdr {
     uint8_t kind;
@@ -40,6 +47,11 @@ struct unexp {
 
 static struct armcii_p2p_req *posted, *posted_tail;
 static struct unexp *unexp_head, *unexp_tail;
+static int *credits, *owed, window; /* per peer: ours to spend, theirs to return */
+unsigned long armcii_p2p_credit_waits;
+
+/* Budget for credited messages in one receiver's buffers. */
+#define P2P_INFLIGHT_BYTES (512 * 1024)
 
 static size_t eager_max(void)
 {
@@ -54,6 +66,26 @@ static void send_hdr(int to, const struct p2p_hdr *h, const void *data, size_t l
         memcpy(buf + sizeof *h, data, len);
     ARMCII_POST("armci p2p send",
                 armcii_dev->send_small(ADEV_CTX_RANK, to, ADEV_CTX_RANK, buf, sizeof *h + len));
+}
+
+static void send_credited(int to, const struct p2p_hdr *h, const void *data, size_t len)
+{
+    if (!credits[to])
+        armcii_p2p_credit_waits++;
+    while (!credits[to])
+        armcii_progress(1);
+    credits[to]--;
+    send_hdr(to, h, data, len);
+}
+
+/* A credited message from src has left the device's buffers. */
+static void took(int src)
+{
+    if (++owed[src] < window / 2)
+        return;
+    struct p2p_hdr c = {.kind = P2P_CREDIT, .len = (uint64_t)owed[src]};
+    owed[src] = 0;
+    send_hdr(src, &c, NULL, 0);
 }
 
 static void get_finished(struct adev_cmpl *c, int status)
@@ -109,6 +141,11 @@ void armcii_p2p_on_small(int src, const void *buf, size_t len)
         ((struct armcii_p2p_req *)(uintptr_t)h.sreq)->done = 1;
         return;
     }
+    if (h.kind == P2P_CREDIT) {
+        credits[src] += (int)h.len;
+        return;
+    }
+    took(src);
     for (struct armcii_p2p_req **pp = &posted, *prev = NULL; *pp; prev = *pp, pp = &(*pp)->next) {
         struct armcii_p2p_req *r = *pp;
         if (!matches(r, src, h.tag))
@@ -144,13 +181,13 @@ armcii_p2p_t armcii_p2p_isend(int to, uint64_t tag, const void *buf, size_t len)
     struct p2p_hdr h = {.tag = tag, .len = len};
     if (len <= eager_max()) {
         h.kind = P2P_EAGER;
-        send_hdr(to, &h, buf, len);
+        send_credited(to, &h, buf, len);
         r->done = 1;
     } else {
         h.kind = P2P_RTS;
         h.addr = (uint64_t)(uintptr_t)buf;
         h.sreq = (uint64_t)(uintptr_t)r;
-        send_hdr(to, &h, NULL, 0);
+        send_credited(to, &h, NULL, 0);
     }
     return r;
 }
@@ -211,6 +248,15 @@ void armcii_p2p_wait(armcii_p2p_t r, size_t *len, int *src)
 
 int armcii_p2p_init(void)
 {
+    int n = armcii_nproc();
+    size_t per_peer = P2P_INFLIGHT_BYTES / ((size_t)n * armcii_dev->small_max);
+    window = per_peer < 4 ? 4 : per_peer > 64 ? 64 : (int)per_peer;
+    credits = malloc(sizeof *credits * (size_t)n);
+    owed = calloc((size_t)n, sizeof *owed);
+    if (!credits || !owed)
+        return -ENOMEM;
+    for (int i = 0; i < n; i++)
+        credits[i] = window;
     return 0;
 }
 
@@ -223,4 +269,7 @@ void armcii_p2p_finalize(void)
     }
     unexp_tail = NULL;
     posted = posted_tail = NULL;
+    free(credits);
+    free(owed);
+    credits = owed = NULL;
 }

@@ -1,8 +1,9 @@
 /* Two-sided messages between world ranks, the transport of armci_msg_* and
  * of the collectives. Small messages go eagerly in one device send; larger
  * ones send a ready-to-send header and the receiver pulls the bytes with a
- * device get, then tells the sender (rendezvous), so no receive buffer is
- * ever overrun. Messages between one pair with one tag match in order. */
+ * device get, then tells the sender (rendezvous). Per-peer credits bound
+ * the short messages in flight to a receiver, so no receive buffer is ever
+ * overrun. Messages between one pair with one tag match in order. */
 #ifndef ARMCII_P2P_H
 #define ARMCII_P2P_H
 #include <stddef.h>
@@ -37,4 +38,5 @@ void armcii_p2p_wait(armcii_p2p_t r, size_t *len, int *src);
 int armcii_p2p_init(void);
 void armcii_p2p_finalize(void);
 void armcii_p2p_on_small(int src, const void *buf, size_t len);
+extern unsigned long armcii_p2p_credit_waits; /* sends that waited for a credit */
 #endif
