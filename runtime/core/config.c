@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,21 @@
 #include "armcii.h"
 
 struct armcii_config armcii_cfg;
+
+/* The first malformed value: reported by armcii_config_check once the
+ * device is up and the message can name the rank. */
+static char bad_value[256];
+
+static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void bad(const char *fmt, ...)
+{
+    if (*bad_value)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(bad_value, sizeof bad_value, fmt, ap);
+    va_end(ap);
+}
 
 static const char *env(const char *name)
 {
@@ -29,8 +45,10 @@ static long num(const char *name, long def, long lo, long hi)
         mult = 1024, end++;
     else if (*end == 'm' || *end == 'M')
         mult = 1024 * 1024, end++;
-    if (errno || end == v || *end || x < lo / mult || x > hi / mult)
-        armcii_error(1, "ARMCI_Init: %s=%s is not a number in %ld..%ld", name, v, lo, hi);
+    if (errno || end == v || *end || x < lo / mult || x > hi / mult) {
+        bad("ARMCI_Init: %s=%s is not a number in %ld..%ld", name, v, lo, hi);
+        return def;
+    }
     return x * mult;
 }
 
@@ -43,7 +61,8 @@ static int boolean(const char *name, int def)
         return 1;
     if (!strcmp(v, "0") || !strcasecmp(v, "no") || !strcasecmp(v, "off") || !strcasecmp(v, "false"))
         return 0;
-    armcii_error(1, "ARMCI_Init: %s=%s is not a boolean (1/0, yes/no, on/off)", name, v);
+    bad("ARMCI_Init: %s=%s is not a boolean (1/0, yes/no, on/off)", name, v);
+    return def;
 }
 
 static int choice(const char *name, int def, const char *const *names, int n)
@@ -59,7 +78,8 @@ static int choice(const char *name, int def, const char *const *names, int n)
         if (names[i])
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", *list ? ", " : "",
                      names[i]);
-    armcii_error(1, "ARMCI_Init: %s=%s is not one of: %s", name, v, list);
+    bad("ARMCI_Init: %s=%s is not one of: %s", name, v, list);
+    return def;
 }
 
 static const char *const order_names[] = {"strict", "partial", "unordered"};
@@ -70,6 +90,7 @@ static const char *const path_names_noacc[] = {"auto", "rdma", "nic", "helper", 
 void armcii_config_load(void)
 {
     struct armcii_config *c = &armcii_cfg;
+    bad_value[0] = '\0';
     c->verbose = boolean("ARMCI_VERBOSE", 0);
     c->stats = boolean("ARMCI_STATS", 0);
     c->device = env("ARMCI_DEVICE") ? env("ARMCI_DEVICE") : "auto";
@@ -92,8 +113,14 @@ void armcii_config_load(void)
     c->handoff_bufs = (int)num("ARMCI_HANDOFF_BUFS", 32, 1, 4096);
     c->handoff_size = (size_t)num("ARMCI_HANDOFF_SIZE", 8192, 8, 1L << 20);
     if (c->spare_size < c->buf_size)
-        armcii_error(1, "ARMCI_Init: ARMCI_SPARE_SIZE (%zu) is smaller than ARMCI_BUF_SIZE (%zu)",
-                     c->spare_size, c->buf_size);
+        bad("ARMCI_Init: ARMCI_SPARE_SIZE (%zu) is smaller than ARMCI_BUF_SIZE (%zu)",
+            c->spare_size, c->buf_size);
+}
+
+void armcii_config_check(void)
+{
+    if (*bad_value)
+        armcii_error(1, "%s", bad_value);
 }
 
 void armcii_config_print(const char *device, int nproc, int nnodes)

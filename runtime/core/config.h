@@ -35,7 +35,10 @@ struct armcii_config {
 };
 
 extern struct armcii_config armcii_cfg;
-/* Parse the environment; a malformed value is an error naming the variable. */
+/* Parse the environment. A malformed value is an error naming the
+ * variable, raised by armcii_config_check (after the device is up, so the
+ * message names the rank; until then the default stands in). */
 void armcii_config_load(void);
+void armcii_config_check(void);
 void armcii_config_print(const char *device, int nproc, int nnodes);
 #endif

@@ -163,6 +163,7 @@ int ARMCI_Init(void)
                 "(%d); run under emunic-run --nic portals\n", armcii_cfg.device, rc);
         exit(1);
     }
+    armcii_config_check();
     if (group_by_node() || armcii_ops_init(job.nproc) || armcii_order_init(job.nproc) ||
         armcii_p2p_init() || armcii_coll_init())
         armcii_error(1, "ARMCI_Init: out of memory");

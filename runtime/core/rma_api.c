@@ -5,6 +5,7 @@
 #include <string.h>
 #include "config.h"
 #include "mem.h"
+#include "order.h"
 #include "xfer.h"
 
 static void contig(struct armcii_strided *s, int bytes, const char *fn)
@@ -36,11 +37,29 @@ static void move(int what, int proc, int acc_type, void *scale, void *src,
         armcii_xfer(what, proc, acc_type, scale, src, ssec, dst, dsec, req, fn);
 }
 
-static int finish(struct armcii_req *local, int blocking)
+/* A blocking call reports a failed transfer itself (a non-blocking one
+ * through ARMCI_Wait's return value). */
+static int finish(struct armcii_req *local, int blocking, int what, int proc, const char *fn)
 {
-    if (blocking)
-        armcii_req_wait(local);
+    if (!blocking)
+        return 0;
+    armcii_req_wait(local);
+    if (local->status)
+        armcii_error(1, "%s: the transfer with rank %d failed (device status %d): is %s a valid "
+                     "local buffer?", fn, proc, local->status, what == XF_GET ? "dst" : "src");
     return 0;
+}
+
+/* Accumulate works on whole elements. d >= 0 names a vector descriptor. */
+static void acc_bytes(int acc_type, int bytes, int d, const char *fn)
+{
+    size_t es = armcii_acc_elem_size(acc_type);
+    if (!es || bytes % (int)es == 0)
+        return; /* an unknown type is reported with the transfer */
+    if (d >= 0)
+        armcii_error(1, "%s: descriptor %d: bytes = %d is not a multiple of the element size %zu",
+                     fn, d, bytes, es);
+    armcii_error(1, "%s: bytes = %d is not a multiple of the element size %zu", fn, bytes, es);
 }
 
 static int contig_op(int what, int acc_type, void *scale, void *src, void *dst, int bytes,
@@ -50,13 +69,15 @@ static int contig_op(int what, int acc_type, void *scale, void *src, void *dst, 
     armcii_check_proc(proc, fn);
     struct armcii_strided s;
     contig(&s, bytes, fn);
+    if (what == XF_ACC)
+        acc_bytes(acc_type, bytes, -1, fn);
     if (bytes && (!src || !dst))
         armcii_error(1, "%s: %s is NULL", fn, !src ? "src" : "dst");
     if (blocking && armcii_handoff(what, proc, acc_type, scale, src, &s, dst, &s, fn))
         return 0;
     struct armcii_req local, *req = begin(&local, blocking, hdl, proc, fn);
     move(what, proc, acc_type, scale, src, &s, dst, &s, req, fn);
-    return finish(&local, blocking);
+    return finish(&local, blocking, what, proc, fn);
 }
 
 int ARMCI_Put(void *src, void *dst, int bytes, int proc)
@@ -100,7 +121,7 @@ static int strided_op(int what, int acc_type, void *scale, void *src, int *src_s
         return 0;
     struct armcii_req local, *req = begin(&local, blocking, hdl, proc, fn);
     move(what, proc, acc_type, scale, src, &ssec, dst, &dsec, req, fn);
-    return finish(&local, blocking);
+    return finish(&local, blocking, what, proc, fn);
 }
 
 int ARMCI_PutS(void *src, int *src_stride, void *dst, int *dst_stride, int *count, int levels,
@@ -157,6 +178,10 @@ static int vector_op(int what, int acc_type, void *scale, armci_giov_t *iov, int
     struct armcii_req local, *req = begin(&local, blocking, hdl, proc, fn);
     for (int d = 0; d < len; d++) {
         struct armcii_strided s;
+        if (iov[d].bytes < 0)
+            armcii_error(1, "%s: descriptor %d: bytes %d < 0", fn, d, iov[d].bytes);
+        if (what == XF_ACC)
+            acc_bytes(acc_type, iov[d].bytes, d, fn);
         contig(&s, iov[d].bytes, fn);
         if (iov[d].ptr_array_len < 0 ||
             (iov[d].ptr_array_len && (!iov[d].src_ptr_array || !iov[d].dst_ptr_array)))
@@ -170,7 +195,7 @@ static int vector_op(int what, int acc_type, void *scale, armci_giov_t *iov, int
             move(what, proc, acc_type, scale, src, &s, dst, &s, req, fn);
         }
     }
-    return finish(&local, blocking);
+    return finish(&local, blocking, what, proc, fn);
 }
 
 int ARMCI_PutV(armci_giov_t *iov, int len, int proc)
@@ -204,20 +229,35 @@ int ARMCI_NbAccV(int acc_type, void *scale, armci_giov_t *iov, int len, int proc
     return vector_op(XF_ACC, acc_type, scale, iov, len, proc, hdl, 0, "ARMCI_NbAccV");
 }
 
+/* The flag is checked before any data moves, so a bad one leaves the
+ * target untouched. */
+static void check_flag(int *flag, int proc, const char *fn)
+{
+    armcii_need_init(fn);
+    armcii_check_proc(proc, fn);
+    if (!flag)
+        armcii_error(1, "%s: flag is NULL", fn);
+    armcii_seg_check(proc, flag, sizeof *flag, fn, "flag");
+}
+
 /* Put, then the flag: a fence between them so the flag never overtakes. */
 int ARMCI_Put_flag(void *src, void *dst, int bytes, int *flag, int value, int proc)
 {
-    ARMCI_Put(src, dst, bytes, proc);
-    ARMCI_Fence(proc);
-    return ARMCI_Put(&value, flag, sizeof value, proc);
+    check_flag(flag, proc, "ARMCI_Put_flag");
+    contig_op(XF_PUT, 0, NULL, src, dst, bytes, proc, NULL, 1, "ARMCI_Put_flag");
+    armcii_fence(proc);
+    return contig_op(XF_PUT, 0, NULL, &value, flag, sizeof value, proc, NULL, 1, "ARMCI_Put_flag");
 }
 
 int ARMCI_PutS_flag(void *src, int *src_stride, void *dst, int *dst_stride, int *count,
                     int levels, int *flag, int value, int proc)
 {
-    ARMCI_PutS(src, src_stride, dst, dst_stride, count, levels, proc);
-    ARMCI_Fence(proc);
-    return ARMCI_Put(&value, flag, sizeof value, proc);
+    check_flag(flag, proc, "ARMCI_PutS_flag");
+    strided_op(XF_PUT, 0, NULL, src, src_stride, dst, dst_stride, count, levels, proc, NULL, 1,
+               "ARMCI_PutS_flag");
+    armcii_fence(proc);
+    return contig_op(XF_PUT, 0, NULL, &value, flag, sizeof value, proc, NULL, 1,
+                     "ARMCI_PutS_flag");
 }
 
 void armci_write_strided(void *ptr, int levels, int *stride, int *count, char *buf)

@@ -11,6 +11,22 @@
 
 static int *nmutex; /* mutexes each rank hosts */
 
+/* The mutexes this rank holds, so that unlocking one it does not hold (or
+ * locking one twice, which would wait forever) is an error here rather
+ * than a confused server. */
+static struct held {
+    int proc, mutex;
+} *held;
+static int nheld, held_cap;
+
+static int find_held(int mutex, int proc)
+{
+    for (int i = 0; i < nheld; i++)
+        if (held[i].proc == proc && held[i].mutex == mutex)
+            return i;
+    return -1;
+}
+
 int ARMCI_Rmw(int op, void *ploc, void *prem, int extra, int proc)
 {
     armcii_need_init("ARMCI_Rmw");
@@ -74,6 +90,9 @@ int ARMCI_Destroy_mutexes(void)
     armcii_need_init("ARMCI_Destroy_mutexes");
     if (!nmutex)
         armcii_error(1, "ARMCI_Destroy_mutexes: no mutexes were created");
+    if (nheld)
+        armcii_error(1, "ARMCI_Destroy_mutexes: mutex %d on rank %d is still held by this rank",
+                     held[0].mutex, held[0].proc);
     armcii_coll_barrier(armcii_group_world());
     free(nmutex);
     nmutex = NULL;
@@ -94,7 +113,19 @@ static void check_mutex(int mutex, int proc, const char *fn)
 void ARMCI_Lock(int mutex, int proc)
 {
     check_mutex(mutex, proc, "ARMCI_Lock");
+    if (find_held(mutex, proc) >= 0)
+        armcii_error(1, "ARMCI_Lock: mutex %d on rank %d is already held by this rank "
+                     "(mutexes are not recursive)", mutex, proc);
+    if (nheld == held_cap) {
+        int cap = held_cap ? 2 * held_cap : 8;
+        struct held *g = realloc(held, sizeof *g * (size_t)cap);
+        if (!g)
+            armcii_error(1, "ARMCI_Lock: out of memory");
+        held = g;
+        held_cap = cap;
+    }
     armcii_srv_lock(proc, mutex);
+    held[nheld++] = (struct held){proc, mutex};
 }
 
 /* Writes made under the lock must land before the next holder reads:
@@ -102,6 +133,10 @@ void ARMCI_Lock(int mutex, int proc)
 void ARMCI_Unlock(int mutex, int proc)
 {
     check_mutex(mutex, proc, "ARMCI_Unlock");
+    int i = find_held(mutex, proc);
+    if (i < 0)
+        armcii_error(1, "ARMCI_Unlock: mutex %d on rank %d is not held by this rank", mutex, proc);
+    held[i] = held[--nheld];
     armcii_fence(proc);
     armcii_srv_unlock(proc, mutex);
 }
@@ -110,4 +145,7 @@ void armcii_sync_finalize(void)
 {
     free(nmutex);
     nmutex = NULL;
+    free(held);
+    held = NULL;
+    nheld = held_cap = 0;
 }
