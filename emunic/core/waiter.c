@@ -33,13 +33,8 @@ static long futex(_Atomic uint32_t *addr, int op, uint32_t val,
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
 }
 
-void emu_waiter_notify(struct emu_waiter *w)
+static void ring(struct emu_waiter *w)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&w->sleeping, memory_order_relaxed) == 0)
-        return;
-    if (atomic_exchange(&w->sleeping, 0) == 0)
-        return; /* another producer rang already */
     atomic_fetch_add_explicit(&w->doorbells, 1, memory_order_relaxed);
     if (w->efd >= 0) {
         uint64_t one = 1;
@@ -51,13 +46,32 @@ void emu_waiter_notify(struct emu_waiter *w)
     }
 }
 
+void emu_waiter_notify(struct emu_waiter *w)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (w->efd < 0 && atomic_load_explicit(&w->sleepers, memory_order_relaxed) == 0)
+        return;
+    if (atomic_load_explicit(&w->sleeping, memory_order_relaxed) == 0)
+        return;
+    if (atomic_exchange(&w->sleeping, 0) == 0)
+        return; /* another producer rang already */
+    ring(w);
+}
+
+/* Why this is safe with several sleepers: each one reads seq, counts
+ * itself, arms, and only then re-checks for work. A producer that skips
+ * the ring saw either no sleeper (so every later sleeper's re-check sees
+ * its work) or a disarmed flag (so some producer disarmed it after the
+ * latest arm and bumps seq after every sleeper read it). Sleepers never
+ * disarm, so one returning cannot hide another. */
 bool emu_waiter_block(struct emu_waiter *w, bool (*has_work)(void *),
                       void *arg, int64_t timeout_ns)
 {
     uint32_t s = atomic_load(&w->seq);
+    atomic_fetch_add(&w->sleepers, 1);
     atomic_store(&w->sleeping, 1);
     if (has_work(arg)) {
-        atomic_store(&w->sleeping, 0);
+        atomic_fetch_sub(&w->sleepers, 1);
         return false;
     }
     atomic_fetch_add_explicit(&w->sleeps, 1, memory_order_relaxed);
@@ -68,7 +82,7 @@ bool emu_waiter_block(struct emu_waiter *w, bool (*has_work)(void *),
         tp = &ts;
     }
     futex(&w->seq, FUTEX_WAIT, s, tp);
-    atomic_store(&w->sleeping, 0);
+    atomic_fetch_sub(&w->sleepers, 1);
     atomic_fetch_add_explicit(&w->wakeups, 1, memory_order_relaxed);
     return true;
 }

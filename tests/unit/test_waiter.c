@@ -68,6 +68,7 @@ static void test_notify_awake_consumer_is_free(void **state)
 
     /* a consumer that announced sleep gets exactly one doorbell, however
      * many producers notify before it wakes */
+    atomic_store(&w.sleepers, 1);
     atomic_store(&w.sleeping, 1);
     emu_waiter_notify(&w);
     assert_int_equal(atomic_load(&w.doorbells), 1);
@@ -76,6 +77,11 @@ static void test_notify_awake_consumer_is_free(void **state)
     emu_waiter_notify(&w);
     assert_int_equal(atomic_load(&w.doorbells), 1);
     atomic_store(&w.sleeping, 0);
+    emu_waiter_notify(&w);
+    assert_int_equal(atomic_load(&w.doorbells), 1);
+    /* armed but nobody blocked (a sleeper left): still no doorbell */
+    atomic_store(&w.sleepers, 0);
+    atomic_store(&w.sleeping, 1);
     emu_waiter_notify(&w);
     assert_int_equal(atomic_load(&w.doorbells), 1);
 }
@@ -114,7 +120,7 @@ static void test_block_with_work_returns_at_once(void **state)
     assert_false(emu_waiter_block(&w, always, NULL, -1));
     assert_false(emu_waiter_block(&w, always, NULL, 5000000000ll));
     assert_true(emu_now_ns() - t0 < 1000000000ll);
-    assert_int_equal(atomic_load(&w.sleeping), 0);
+    assert_int_equal(atomic_load(&w.sleepers), 0);
     assert_int_equal(atomic_load(&w.sleeps), 0);
     assert_int_equal(atomic_load(&w.wakeups), 0);
 }
@@ -131,7 +137,7 @@ static void test_block_timeout(void **state)
         int64_t dt = emu_now_ns() - t0;
         if (dt < to * 8 / 10 || dt > 2000000000ll)
             fail_msg("block with a 50 ms timeout returned after %lld ns", (long long)dt);
-        assert_int_equal(atomic_load(&w.sleeping), 0);
+        assert_int_equal(atomic_load(&w.sleepers), 0);
     }
     assert_int_equal(atomic_load(&w.sleeps), 3);
     assert_int_equal(atomic_load(&w.wakeups), 3);
@@ -211,10 +217,10 @@ static void *producer(void *p)
             /* make sure the consumer is (about to be) asleep: this is the
              * doorbell path */
             int64_t t0 = emu_now_ns();
-            while (!atomic_load(&pp->w.sleeping) &&
+            while (!atomic_load(&pp->w.sleepers) &&
                    emu_now_ns() - t0 < 200 * 1000000ll)
                 sched_yield();
-            if (atomic_load(&pp->w.sleeping))
+            if (atomic_load(&pp->w.sleepers))
                 pp->forced_sleep_rounds++;
         } else if (i % 3 == 1) {
             for (uint64_t k = 0; k < i % 5; k++)
@@ -273,7 +279,7 @@ static void test_no_lost_wakeup(void **state)
     /* the forced-sleep rounds did go through the doorbell */
     assert_true(pp->forced_sleep_rounds > 0);
     assert_true(doorbells > 0);
-    assert_int_equal(atomic_load(&pp->w.sleeping), 0);
+    assert_int_equal(atomic_load(&pp->w.sleepers), 0);
     print_message("%u hand-offs in %.1f ms: %llu blocks, %llu sleeps, %llu doorbells\n",
                   HANDOFFS, dt / 1e6, (unsigned long long)pp->block_calls,
                   (unsigned long long)sleeps, (unsigned long long)doorbells);
@@ -314,9 +320,9 @@ static void test_cross_process(void **state)
     }
     /* wait until the child announced sleep, then give it time to block */
     int64_t t0 = emu_now_ns();
-    while (!atomic_load(&s->w.sleeping) && emu_now_ns() - t0 < 10000000000ll)
+    while (!atomic_load(&s->w.sleepers) && emu_now_ns() - t0 < 10000000000ll)
         sched_yield();
-    assert_int_equal(atomic_load(&s->w.sleeping), 1);
+    assert_int_equal(atomic_load(&s->w.sleepers), 1);
     struct timespec d = {0, 30 * 1000000};
     nanosleep(&d, NULL);
     int64_t t_notify = emu_now_ns();
@@ -333,6 +339,63 @@ static void test_cross_process(void **state)
     assert_true(atomic_load(&s->w.sleeps) >= 1);
     assert_int_equal(atomic_load(&s->w.wakeups), atomic_load(&s->w.sleeps));
     munmap(s, sizeof *s);
+}
+
+/* Two threads of one process on one waiter: one sleeps for a long time,
+ * the other keeps blocking and returning at once (it always has work).
+ * The busy one must not hide the sleeper from the producer, which once
+ * made the sleeper miss its doorbell and wait out its whole timeout. */
+struct two {
+    struct emu_waiter w;
+    _Atomic int flag, stop;
+    _Atomic int64_t woke_at;
+};
+
+static void *long_sleeper(void *p)
+{
+    struct two *t = p;
+    int64_t t0 = emu_now_ns();
+    while (!flag_set(&t->flag) && emu_now_ns() - t0 < 20000000000ll)
+        emu_waiter_block(&t->w, flag_set, &t->flag, 10000000000ll);
+    atomic_store(&t->woke_at, emu_now_ns());
+    return NULL;
+}
+
+static void *busy_blocker(void *p)
+{
+    struct two *t = p;
+    while (!atomic_load(&t->stop)) {
+        emu_waiter_block(&t->w, always, NULL, -1);
+        sched_yield();
+    }
+    return NULL;
+}
+
+static void test_two_threads_one_waiter(void **state)
+{
+    (void)state;
+    struct two *t = calloc(1, sizeof *t);
+    assert_non_null(t);
+    emu_waiter_init(&t->w, -1);
+    pthread_t a, b;
+    assert_int_equal(pthread_create(&a, NULL, long_sleeper, t), 0);
+    int64_t t0 = emu_now_ns();
+    while (!atomic_load(&t->w.sleeps) && emu_now_ns() - t0 < 10000000000ll)
+        sched_yield();
+    assert_int_equal(pthread_create(&b, NULL, busy_blocker, t), 0);
+    struct timespec d = {0, 50 * 1000000};
+    nanosleep(&d, NULL); /* the busy thread has come and gone many times */
+    int64_t t_notify = emu_now_ns();
+    atomic_store(&t->flag, 1);
+    emu_waiter_notify(&t->w);
+    assert_int_equal(pthread_join(a, NULL), 0);
+    atomic_store(&t->stop, 1);
+    assert_int_equal(pthread_join(b, NULL), 0);
+    int64_t lat = atomic_load(&t->woke_at) - t_notify;
+    if (lat > 2000000000ll)
+        fail_msg("the sleeper woke %lld ns after notify (its doorbell was lost)", (long long)lat);
+    assert_int_equal(atomic_load(&t->w.sleepers), 0);
+    free(t);
 }
 
 static void test_poll_budget(void **state)
@@ -396,6 +459,7 @@ int main(void)
         cmocka_unit_test(test_block_timeout),
         cmocka_unit_test(test_no_lost_wakeup),
         cmocka_unit_test(test_cross_process),
+        cmocka_unit_test(test_two_threads_one_waiter),
         cmocka_unit_test(test_poll_budget),
         cmocka_unit_test(test_now),
     };

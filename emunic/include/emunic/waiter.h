@@ -13,10 +13,13 @@
 #include <stdint.h>
 
 struct emu_waiter {
-    _Alignas(64) _Atomic uint32_t sleeping; /* 1 while the consumer blocks */
+    /* eventfd flavour: 1 while the (single) consumer blocks. Futex
+     * flavour: 1 = armed, the next producer must ring (a sleeper arms it,
+     * the ringing producer disarms it, nobody else writes it). */
+    _Alignas(64) _Atomic uint32_t sleeping;
     _Atomic uint32_t seq;                    /* futex word, bumped per ring */
     int32_t efd;                             /* eventfd doorbell, or -1 */
-    uint32_t pad_;
+    _Atomic uint32_t sleepers;               /* futex flavour: threads in emu_waiter_block */
     _Atomic uint64_t wakeups;   /* times the consumer returned from a block */
     _Atomic uint64_t doorbells; /* times a producer had to ring */
     _Atomic uint64_t sleeps;    /* times the consumer went to block */
@@ -30,7 +33,10 @@ void emu_waiter_notify(struct emu_waiter *w);
 
 /* Consumer side, futex flavour. Call when polling found nothing for a
  * while. Blocks until notified, timeout_ns passes (<0: forever) or
- * has_work(arg) turns true on the re-check. Returns true if it slept. */
+ * has_work(arg) turns true on the re-check. Returns true if it slept.
+ * Several threads of one process may block on one waiter (a rank's
+ * application thread and its runtime's helper): a ring wakes them all,
+ * and no thread's return can hide another's sleep from the producers. */
 bool emu_waiter_block(struct emu_waiter *w, bool (*has_work)(void *),
                       void *arg, int64_t timeout_ns);
 
