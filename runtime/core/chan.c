@@ -351,6 +351,11 @@ static void send_gets(struct chan *ch, int proc, void *local, const struct armci
     rq.spare = -1;
     fill_section(&rq, proc, remote, rsec);
     while (off < total) {
+        /* the previous grant's spares are still being pulled: let those
+         * pulls finish, so this request can announce the rest again
+         * instead of crawling on in single buffers */
+        while (armcii_cfg.intimation && ch->spares_left && total - off > armcii_cfg.buf_size)
+            armcii_progress(1);
         int slot = slot_acquire(ch);
         size_t n = total - off < armcii_cfg.buf_size ? total - off : armcii_cfg.buf_size;
         int intimate = armcii_cfg.intimation && armcii_cfg.spare_bufs && total - off > n &&
