@@ -123,6 +123,12 @@ static void nic_acc(int proc, int acc_type, const void *scale, char *local,
     }
 }
 
+int armcii_xfer_via_server(int what, int proc, void *remote, const struct armcii_strided *rsec)
+{
+    struct armcii_seg *seg = armcii_seg_find(proc, remote, extent(rsec));
+    return seg && choose(what, proc, seg, rsec) == ARMCII_PATH_HELPER;
+}
+
 void armcii_xfer(int what, int proc, int acc_type, const void *scale, void *local,
                  const struct armcii_strided *lsec, void *remote,
                  const struct armcii_strided *rsec, struct armcii_req *req, const char *fn)
