@@ -211,10 +211,10 @@ int ARMCI_Initialized(void)
 static void print_stats(void)
 {
     fprintf(stderr,
-            "armci stats rank %d: requests %lu grants %lu credit_waits %lu flush_put %lu "
+            "armci stats rank %d: requests %lu grants %lu credit_waits %lu flush_ack %lu flush_put %lu "
             "flush_send %lu flush_noop %lu handoffs %lu handoff_stalls %lu srv_requests %lu "
             "srv_acks %lu p2p_credit_waits %lu\n",
-            job.me, armcii_nreq, armcii_ngrants, armcii_credit_waits, armcii_nflush_put,
+            job.me, armcii_nreq, armcii_ngrants, armcii_credit_waits, armcii_nflush_ack, armcii_nflush_put,
             armcii_nflush_send, armcii_nflush_noop, armcii_handoffs, armcii_handoff_stalls,
             armcii_srv_requests, armcii_srv_acks, armcii_p2p_credit_waits);
 }

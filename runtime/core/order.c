@@ -10,14 +10,36 @@
 #include "config.h"
 #include "op.h"
 
-unsigned long armcii_nflush_put, armcii_nflush_send, armcii_nflush_noop;
+unsigned long armcii_nflush_put, armcii_nflush_send, armcii_nflush_noop, armcii_nflush_ack;
 static uint8_t *tstate; /* per target, the union over its segments */
+/* Every RDMA put asks for an acknowledgement, counted here per target, so
+ * flushing puts is waiting for their acks -- no extra round trip. Only
+ * writes that carry no ack (the NIC's non-fetching atomics) leave a
+ * target `unacked`, which a real flush-put then covers. */
+static struct armcii_req *acks;
+static uint8_t *unacked;
+
+struct adev_cmpl *armcii_order_ack(int proc)
+{
+    return &armcii_cmpl_new(&acks[proc])->c;
+}
+
+void armcii_order_unacked(int proc)
+{
+    unacked[proc] = 1;
+}
 
 static void flush_put(int proc)
 {
+    armcii_req_wait(armcii_req_implicit(proc));
+    armcii_req_wait(&acks[proc]);
+    if (!unacked[proc]) {
+        armcii_nflush_ack++;
+        return;
+    }
+    unacked[proc] = 0;
     struct armcii_req r = {0};
     struct armcii_cmpl *c = armcii_cmpl_new(&r);
-    armcii_req_wait(armcii_req_implicit(proc));
     ARMCII_POST("ARMCI_Fence", armcii_dev->put(ADEV_CTX_RANK, proc, NULL, NULL, 0, NULL, &c->c));
     armcii_req_wait(&r);
     armcii_nflush_put++;
@@ -118,14 +140,21 @@ void ARMCI_AllFence(void)
     for (int p = 0; p < n; p++) {
         if (!(tstate[p] & ARMCII_DIRTY_RDMA))
             continue;
+        if (!unacked[p]) {
+            armcii_nflush_ack++;
+            continue;
+        }
+        unacked[p] = 0;
         struct armcii_cmpl *c = armcii_cmpl_new(&r);
         ARMCII_POST("ARMCI_AllFence", armcii_dev->put(ADEV_CTX_RANK, p, NULL, NULL, 0, NULL, &c->c));
         armcii_nflush_put++;
     }
     armcii_req_wait(&r);
     for (int p = 0; p < n; p++)
-        if (tstate[p] & ARMCII_DIRTY_RDMA)
+        if (tstate[p] & ARMCII_DIRTY_RDMA) {
+            armcii_req_wait(&acks[p]);
             clear(p, ARMCII_DIRTY_RDMA);
+        }
     for (int p = 0; p < n; p++)
         if (tstate[p] & ARMCII_DIRTY_SRV)
             flush_path(p, ARMCII_DIRTY_SRV);
@@ -134,11 +163,16 @@ void ARMCI_AllFence(void)
 int armcii_order_init(int nproc)
 {
     tstate = calloc((size_t)nproc, 1);
-    return tstate ? 0 : -ENOMEM;
+    unacked = calloc((size_t)nproc, 1);
+    acks = calloc((size_t)nproc, sizeof *acks);
+    return tstate && unacked && acks ? 0 : -ENOMEM;
 }
 
 void armcii_order_finalize(void)
 {
     free(tstate);
-    tstate = NULL;
+    free(unacked);
+    free(acks);
+    tstate = unacked = NULL;
+    acks = NULL;
 }

@@ -88,7 +88,8 @@ static void rdma_runs(int what, int proc, char *local, const struct armcii_strid
         }
         struct armcii_cmpl *c = armcii_cmpl_new(req);
         if (what == XF_PUT)
-            ARMCII_POST(fn, armcii_dev->put(ADEV_CTX_RANK, proc, l, r, len, &c->c, NULL));
+            ARMCII_POST(fn, armcii_dev->put(ADEV_CTX_RANK, proc, l, r, len, &c->c,
+                                            armcii_order_ack(proc)));
         else
             ARMCII_POST(fn, armcii_dev->get(ADEV_CTX_RANK, proc, r, l, len, &c->c));
     }
@@ -119,6 +120,7 @@ static void nic_acc(int proc, int acc_type, const void *scale, char *local,
             }
             ARMCII_POST(fn, armcii_dev->amo(ADEV_CTX_RANK, proc, ADEV_AMO_SUM,
                                             acc_dev_type[acc_type], r + o, src, n, NULL, &c->c));
+            armcii_order_unacked(proc);
         }
     }
 }

@@ -74,20 +74,36 @@ static int put_to(int ctx, int proc, ptl_pt_index_t pt, const void *src, void *d
                   struct adev_cmpl *remote)
 {
     struct pdev_ctx *c = &pdev.ctx[ctx];
-    if (!remote && len <= pdev.limits.max_volatile_size) {
-        /* the payload travels in the command: locally complete on return */
-        struct pdev_op *op = NULL;
-        if (local && !(op = pdev_op_get(c)))
+    if (len <= pdev.limits.max_volatile_size) {
+        /* the payload travels in the command: locally complete on return;
+         * an ACK, when wanted, is the only event (SEND is off on md_acked) */
+        struct pdev_op *lop = NULL, *rop = NULL;
+        if (local && !(lop = pdev_op_get(c)))
             return -ENOMEM;
-        int rc = PtlPut(c->md_quiet, addr(src), len, PTL_NO_ACK_REQ, pdev_proc(proc), pt, 0,
-                        addr(dst), NULL, imm);
-        if (op && rc == PTL_OK) {
-            op->local = local;
-            pdev_op_ready(c, op);
-        } else if (op) {
-            pdev_op_put(c, op);
+        if (remote && !(rop = pdev_op_get(c))) {
+            if (lop)
+                pdev_op_put(c, lop);
+            return -ENOMEM;
         }
-        return pdev_rc(rc);
+        if (rop) {
+            rop->remote = remote;
+            rop->events = 1;
+        }
+        int rc = PtlPut(remote ? c->md_acked : c->md_quiet, addr(src), len,
+                        remote ? PTL_ACK_REQ : PTL_NO_ACK_REQ, pdev_proc(proc), pt, 0, addr(dst),
+                        rop, imm);
+        if (rc != PTL_OK) {
+            if (lop)
+                pdev_op_put(c, lop);
+            if (rop)
+                pdev_op_put(c, rop);
+            return pdev_rc(rc);
+        }
+        if (lop) {
+            lop->local = local;
+            pdev_op_ready(c, lop);
+        }
+        return 0;
     }
     struct pdev_op *op = pdev_op_get(c);
     if (!op)

@@ -42,6 +42,7 @@ struct pdev_ctx {
     ptl_handle_eq_t eq;
     ptl_handle_md_t md;        /* events: SEND / ACK / REPLY */
     ptl_handle_md_t md_quiet;  /* volatile, success events off: short messages */
+    ptl_handle_md_t md_acked;  /* volatile, SEND events off: short puts whose ACK is wanted */
     ptl_handle_me_t me_notify;
     ptl_handle_me_t me_small[PDEV_RBUF_COUNT];
     char *rbuf[PDEV_RBUF_COUNT];

@@ -51,6 +51,9 @@ int pdev_open_ctx(int ctx)
     md.options = PTL_MD_VOLATILE | PTL_MD_EVENT_SUCCESS_DISABLE;
     if (rc == PTL_OK)
         rc = PtlMDBind(pdev.ni, &md, &c->md_quiet);
+    md.options = PTL_MD_VOLATILE | PTL_MD_EVENT_SEND_DISABLE;
+    if (rc == PTL_OK)
+        rc = PtlMDBind(pdev.ni, &md, &c->md_acked);
     if (rc == PTL_OK)
         rc = pt_alloc(c->eq, (ptl_pt_index_t)(PDEV_PT_NOTIFY + ctx));
     if (rc == PTL_OK) {
@@ -87,6 +90,7 @@ void pdev_close_ctx(int ctx)
     PtlPTFree(pdev.ni, (ptl_pt_index_t)(PDEV_PT_SMALL + ctx));
     PtlPTFree(pdev.ni, (ptl_pt_index_t)(PDEV_PT_NOTIFY + ctx));
     PtlMDRelease(c->md_quiet);
+    PtlMDRelease(c->md_acked);
     PtlMDRelease(c->md);
     PtlEQFree(c->eq);
     /* ops still in flight or on the ready list are freed with the rest */
