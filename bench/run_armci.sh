@@ -55,19 +55,12 @@ esac
 [ -n "$runs" ] || { [ "$quick" = 1 ] && runs=1 || runs=3; }
 sub=bench-armci-results
 [ "$quick" = 1 ] && sub=bench-armci-results-quick
-out=${1:-"$build/$sub"}
-if [ $# -ge 1 ] && [ "$bset" = 0 ] && [ -f "$1/CMakeCache.txt" ]; then
-    build=$(cd "$1" && pwd)
-    out="$build/$sub"
-fi
-bin="$build/bin"
-run="$bin/emunic-run"
-for p in emunic-run emunic-nicd portals_lat armci_perf armci_rmw_counter armci_flow; do
-    if [ ! -x "$bin/$p" ]; then
-        echo "run_armci.sh: $bin/$p is missing; build the bench-armci target first" >&2
-        exit 2
-    fi
-done
+me=run_armci.sh
+# shellcheck source=bench/bench_lib.sh
+. "$src/bench/bench_lib.sh"
+bench_dirs "$sub" "${1:-}"
+need="build the bench-armci target first"
+bench_need emunic-run emunic-nicd portals_lat armci_perf armci_rmw_counter armci_flow
 mkdir -p "$out"
 
 perf_args=${PERF_ARGS:-}
@@ -85,38 +78,13 @@ if [ "$quick" = 1 ]; then
 fi
 quiet_wait=${QUIET_WAIT:-120}
 
-# Percent of the host's CPU time used over one second (by anyone).
-busy() {
-    a=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
-    sleep 1
-    b=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
-    echo "$a $b" | awk '{ u = $3 - $1; t = u + $4 - $2; print (t > 0 ? int(100 * u / t) : 0) }'
-}
-
-# Wait for an idle host (other jobs on a 2-core box double every latency);
-# leaves the busy percentage it started with in $load.
-quiet() {
-    load=$(busy)
-    [ "$quiet_wait" -gt 0 ] || return 0
-    waited=0
-    while [ "$load" -gt 10 ]; do
-        if [ "$waited" -ge "$quiet_wait" ]; then
-            echo "run_armci.sh: host still ${load}% busy after ${waited}s; measuring anyway" >&2
-            return 0
-        fi
-        [ "$waited" -eq 0 ] && echo "run_armci.sh: waiting for a quiet host (CPU ${load}% busy)" >&2
-        sleep 5
-        waited=$((waited + 6))
-        load=$(busy)
-    done
-}
 
 # One job: $1 output stem (NAME.runK), rest the command. The log starts
 # with the host's load, so a noisy run can be told from a quiet one.
 one() {
     stem=$1
     shift
-    quiet
+    bench_quiet
     echo "== $stem (host ${load}% busy, load $(cut -d' ' -f1-3 /proc/loadavg)): $*" >&2
     {
         echo "# host ${load}% busy before the run; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -39,19 +39,12 @@ done
 shift $((OPTIND - 1))
 sub=bench-results
 [ "$quick" = 1 ] && sub=bench-results-quick
-out=${1:-"$build/$sub"}
-if [ $# -ge 1 ] && [ "$bset" = 0 ] && [ -f "$1/CMakeCache.txt" ]; then
-    build=$(cd "$1" && pwd)
-    out="$build/$sub"
-fi
-bin="$build/bin"
-run="$bin/emunic-run"
-for p in emunic-run emunic-nicd core_pingpong core_bw core_scale core_scale_rank; do
-    if [ ! -x "$bin/$p" ]; then
-        echo "run_core.sh: $bin/$p is missing; build the bench targets first" >&2
-        exit 2
-    fi
-done
+me=run_core.sh
+# shellcheck source=bench/bench_lib.sh
+. "$src/bench/bench_lib.sh"
+bench_dirs "$sub" "${1:-}"
+need="build the bench targets first"
+bench_need emunic-run emunic-nicd core_pingpong core_bw core_scale core_scale_rank
 mkdir -p "$out"
 
 pp_args=${PINGPONG_ARGS:-}
@@ -66,29 +59,6 @@ fi
 
 quiet_wait=${QUIET_WAIT:-300}
 
-# Percent of the host's CPU time used over one second (by anyone).
-busy() {
-    a=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
-    sleep 1
-    b=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
-    echo "$a $b" | awk '{ u = $3 - $1; t = u + $4 - $2; print (t > 0 ? int(100 * u / t) : 0) }'
-}
-
-quiet() {
-    [ "$quiet_wait" -gt 0 ] || return 0
-    waited=0
-    while :; do
-        b=$(busy)
-        [ "$b" -le 10 ] && return 0
-        if [ "$waited" -ge "$quiet_wait" ]; then
-            echo "run_core.sh: host still ${b}% busy after ${waited}s; measuring anyway" >&2
-            return 0
-        fi
-        [ "$waited" -eq 0 ] && echo "run_core.sh: waiting for a quiet host (CPU ${b}% busy)" >&2
-        sleep 5
-        waited=$((waited + 6))
-    done
-}
 
 # one benchmark, $runs times; $1 name, rest the command
 bench() {
@@ -97,7 +67,7 @@ bench() {
     files=""
     k=1
     while [ "$k" -le "$runs" ]; do
-        quiet
+        bench_quiet
         echo "== $name run $k/$runs: $*" >&2
         "$@" >"$out/$name.run$k.csv" 2>"$out/$name.run$k.log" || {
             echo "run_core.sh: $name run $k failed; see $out/$name.run$k.log" >&2

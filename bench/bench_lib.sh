@@ -1,0 +1,54 @@
+# Shared by the bench/run_*.sh runners (sourced, not run): the build and
+# output directories, the check that the programs are built, and the wait
+# for an idle host (other jobs on a 2-core box double every latency).
+# Each runner sets $me (its name, for messages) and $quiet_wait first.
+
+# Where results go: $1 the default subdirectory of the build, $2 the
+# OUT_DIR argument if any. A build directory given as OUT_DIR (it has a
+# CMakeCache.txt) is taken as the build, unless -b named one ($bset = 1).
+# Sets $build, $out, $bin and $run.
+bench_dirs() {
+    out=${2:-"$build/$1"}
+    if [ -n "${2:-}" ] && [ "$bset" = 0 ] && [ -f "$2/CMakeCache.txt" ]; then
+        build=$(cd "$2" && pwd)
+        out="$build/$1"
+    fi
+    bin="$build/bin"
+    run="$bin/emunic-run"
+}
+
+# Exit 2 naming the first of "$@" not built in $bin; $need says what to build.
+bench_need() {
+    for p in "$@"; do
+        if [ ! -x "$bin/$p" ]; then
+            echo "$me: $bin/$p is missing; $need" >&2
+            exit 2
+        fi
+    done
+}
+
+# Percent of the host's CPU time used over one second (by anyone).
+bench_busy() {
+    a=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+    sleep 1
+    b=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat)
+    echo "$a $b" | awk '{ u = $3 - $1; t = u + $4 - $2; print (t > 0 ? int(100 * u / t) : 0) }'
+}
+
+# Wait (up to $quiet_wait seconds; 0: not at all) until the host is at
+# most 10% busy; leaves the busy percentage it started with in $load.
+bench_quiet() {
+    load=$(bench_busy)
+    [ "$quiet_wait" -gt 0 ] || return 0
+    waited=0
+    while [ "$load" -gt 10 ]; do
+        if [ "$waited" -ge "$quiet_wait" ]; then
+            echo "$me: host still ${load}% busy after ${waited}s; measuring anyway" >&2
+            return 0
+        fi
+        [ "$waited" -eq 0 ] && echo "$me: waiting for a quiet host (CPU ${load}% busy)" >&2
+        sleep 5
+        waited=$((waited + 6))
+        load=$(bench_busy)
+    done
+}
