@@ -26,30 +26,8 @@ foreach(prog test_msg test_groups)
   armci_msg_job_test(${prog} 4 4 400)
 endforeach()
 
-# The checker of the error cases: CTest's PASS_REGULAR_EXPRESSION alone
-# would ignore the exit status. (cmake -P takes its arguments as -D
-# variables: options after the script name are not all passed through.)
-set(ARMCI_EXPECT_FAIL ${CMAKE_CURRENT_BINARY_DIR}/armci_expect_fail.cmake)
-file(WRITE ${ARMCI_EXPECT_FAIL} [=[
-execute_process(COMMAND ${RUN} -N ${NODES} -n ${RANKS} --nic portals --timeout 60
-                        -- ${PROG} err ${CASE}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}${err}")
-if(rc EQUAL 0)
-  message(FATAL_ERROR "case ${CASE}: the job exited 0; a non-zero status was expected")
-endif()
-if(NOT "${out}${err}" MATCHES "${EXPECT}")
-  message(FATAL_ERROR "case ${CASE}: exit ${rc}, but no line matches: ${EXPECT}")
-endif()
-]=])
-
 function(armci_msg_err_test prog case nodes ranks expect)
-  set(name runtime.${prog}_err_${case})
-  add_test(NAME ${name}
-           COMMAND ${CMAKE_COMMAND} -DRUN=$<TARGET_FILE:emunic-run> -DNODES=${nodes}
-                   -DRANKS=${ranks} -DPROG=$<TARGET_FILE:${prog}> -DCASE=${case}
-                   "-DEXPECT=${expect}" -P ${ARMCI_EXPECT_FAIL})
-  set_tests_properties(${name} PROPERTIES LABELS "job" TIMEOUT 90)
+  armci_err_test(runtime.${prog}_err_${case} ${prog} "err;${case}" ${nodes} ${ranks} "${expect}")
 endfunction()
 
 armci_msg_err_test(test_msg rcv_overflow 1 2

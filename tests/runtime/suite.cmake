@@ -65,37 +65,10 @@ foreach(what strided sync)
                        ARMCI_SPARE_SIZE=4096)
 endforeach()
 
-# The error cases' checker: the job must fail with a status below 124 (not
-# killed by a signal, not timed out) and print the expected ARMCI_Error
-# line. CTest's PASS_REGULAR_EXPRESSION alone would ignore the status.
-set(ARMCI_SUITE_EXPECT_FAIL ${CMAKE_CURRENT_BINARY_DIR}/armci_suite_expect_fail.cmake)
-file(WRITE ${ARMCI_SUITE_EXPECT_FAIL} [=[
-execute_process(COMMAND ${RUN} -N ${NODES} -n ${RANKS} --nic portals --timeout 60
-                        -- ${PROG} ${CASE}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-message("${out}${err}")
-if(rc EQUAL 0)
-  message(FATAL_ERROR "case ${CASE}: the job exited 0; ARMCI_Error was expected")
-endif()
-if(NOT rc MATCHES "^[0-9]+$" OR rc GREATER_EQUAL 124)
-  message(FATAL_ERROR "case ${CASE}: exit ${rc}: a crash or a hang, not an ARMCI_Error")
-endif()
-if(NOT "${out}${err}" MATCHES "${EXPECT}")
-  message(FATAL_ERROR "case ${CASE}: exit ${rc}, but no line matches: ${EXPECT}")
-endif()
-]=])
-
 # runtime.errors_<case>: expect is the message after "ARMCI_Error: rank R: ".
 function(armci_suite_err_test case nodes ranks expect)
-  set(t runtime.errors_${case})
-  add_test(NAME ${t}
-           COMMAND ${CMAKE_COMMAND} -DRUN=$<TARGET_FILE:emunic-run> -DNODES=${nodes}
-                   -DRANKS=${ranks} -DPROG=$<TARGET_FILE:test_errors> -DCASE=${case}
-                   "-DEXPECT=ARMCI_Error: rank [0-9]+: ${expect}" -P ${ARMCI_SUITE_EXPECT_FAIL})
-  set_tests_properties(${t} PROPERTIES LABELS job TIMEOUT 90)
-  if(ARGN)
-    set_tests_properties(${t} PROPERTIES ENVIRONMENT "${ARGN}")
-  endif()
+  armci_err_test(runtime.errors_${case} test_errors ${case} ${nodes} ${ranks}
+                 "ARMCI_Error: rank [0-9]+: ${expect}" ${ARGN})
 endfunction()
 
 set(P "0x[0-9a-f]+")
@@ -210,12 +183,8 @@ armci_suite_err_test(test_uninit 1 2 "ARMCI_Test: handle ${P} was not initialise
 armci_suite_err_test(nbput_uninit 2 1 "ARMCI_NbPut: handle ${P} was not initialised")
 armci_suite_err_test(wait_stale 1 2 "ARMCI_Wait: handle ${P} is stale")
 # before ARMCI_Init (no rank in the message), and malformed options
-add_test(NAME runtime.errors_put_before_init
-         COMMAND ${CMAKE_COMMAND} -DRUN=$<TARGET_FILE:emunic-run> -DNODES=1 -DRANKS=2
-                 -DPROG=$<TARGET_FILE:test_errors> -DCASE=put_before_init
-                 "-DEXPECT=ARMCI_Error: ARMCI_Put: ARMCI is not initialised"
-                 -P ${ARMCI_SUITE_EXPECT_FAIL})
-set_tests_properties(runtime.errors_put_before_init PROPERTIES LABELS job TIMEOUT 90)
+armci_err_test(runtime.errors_put_before_init test_errors put_before_init 1 2
+               "ARMCI_Error: ARMCI_Put: ARMCI is not initialised")
 armci_suite_err_test(init_only 1 2 "ARMCI_Init: ARMCI_ORDER=bogus is not one of: strict, partial"
                      ARMCI_ORDER=bogus)
 
@@ -231,10 +200,6 @@ armci_suite_err_test(unlock_unheld 1 2 "ARMCI_Unlock: mutex 0 on rank 1 is not h
 armci_suite_err_test(get_bad_local 1 2 "ARMCI_Get: .*dst")
 # an option error names the rank that read it (each rank reports its own
 # number; which one's line comes out before the job ends varies)
-add_test(NAME runtime.errors_init_rank
-         COMMAND ${CMAKE_COMMAND} -DRUN=$<TARGET_FILE:emunic-run> -DNODES=1 -DRANKS=2
-                 -DPROG=$<TARGET_FILE:test_errors> -DCASE=init_only
-                 "-DEXPECT=(\\[n0\\.r0\\] ARMCI_Error: rank 0|\\[n0\\.r1\\] ARMCI_Error: rank 1): ARMCI_Init: ARMCI_BUFS=0"
-                 -P ${ARMCI_SUITE_EXPECT_FAIL})
-set_tests_properties(runtime.errors_init_rank PROPERTIES LABELS job TIMEOUT 90
-                     ENVIRONMENT ARMCI_BUFS=0)
+armci_err_test(runtime.errors_init_rank test_errors init_only 1 2
+               "(\\[n0\\.r0\\] ARMCI_Error: rank 0|\\[n0\\.r1\\] ARMCI_Error: rank 1): ARMCI_Init: ARMCI_BUFS=0"
+               ARMCI_BUFS=0)
