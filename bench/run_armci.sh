@@ -21,7 +21,9 @@
 #                 ARMCI_HELPER=1/0 x ARMCI_RMW=nic/helper, modes idle and
 #                 compute in each job
 #   armci_flow    -N 2 -n 1, --intimation on and off alternately
-# Extra options: $PERF_ARGS, $RMW_ARGS, $FLOW_ARGS, $LAT_ARGS (portals_lat);
+#   armci_order   -N 2 -n 1 x ARMCI_ORDER strict (with and without
+#                 ARMCI_CONFLICT_TRACKING) / partial / unordered
+# Extra options: $PERF_ARGS, $RMW_ARGS, $FLOW_ARGS, $ORDER_ARGS, $LAT_ARGS (portals_lat);
 # for emunic-run: $RUN_ARGS. Before each run it waits (up to $QUIET_WAIT
 # seconds, default 120; 0: not at all) until the host is idle, and logs the
 # load it got.
@@ -60,12 +62,13 @@ me=run_armci.sh
 . "$src/bench/bench_lib.sh"
 bench_dirs "$sub" "${1:-}"
 need="build the bench-armci target first"
-bench_need emunic-run emunic-nicd portals_lat armci_perf armci_rmw_counter armci_flow
+bench_need emunic-run emunic-nicd portals_lat armci_perf armci_rmw_counter armci_flow armci_order
 mkdir -p "$out"
 
 perf_args=${PERF_ARGS:-}
 rmw_args=${RMW_ARGS:-}
 flow_args=${FLOW_ARGS:-}
+order_args=${ORDER_ARGS:-}
 lat_args=${LAT_ARGS:-}
 run_args=${RUN_ARGS:-}
 layouts="2x1 2x2 4x2"
@@ -73,6 +76,7 @@ if [ "$quick" = 1 ]; then
     perf_args="--sizes 8,1K,64K,1M --iters 200 --trials 2 --volume 2M $perf_args"
     rmw_args="--iters 100 $rmw_args"
     flow_args="--sizes 16K,256K,1M --trials 2 --volume 2M $flow_args"
+    order_args="--iters 50 $order_args"
     lat_args="--iters 2000 $lat_args"
     layouts="2x1 2x2"
 fi
@@ -177,6 +181,23 @@ while [ "$k" -le "$runs" ]; do
 done
 merge armci_flow.on
 merge armci_flow.off
+
+# ---- armci_order: ordering modes and conflict tracking, alternating ----
+order_sets="strict:1 strict:0 partial:1 unordered:1"
+k=1
+while [ "$k" -le "$runs" ]; do
+    for set in $order_sets; do
+        name="armci_order.${set%%:*}.ct${set##*:}"
+        # shellcheck disable=SC2086
+        one "$name.run$k" env ARMCI_ORDER="${set%%:*}" ARMCI_CONFLICT_TRACKING="${set##*:}" \
+            "$run" -N 2 -n 1 --nic portals $run_args --no-prefix --timeout 800 \
+            -- "$bin/armci_order" $order_args
+    done
+    k=$((k + 1))
+done
+for set in $order_sets; do
+    merge "armci_order.${set%%:*}.ct${set##*:}"
+done
 # bandwidth with intimation / without, per op and size: the ratio of the
 # medians over runs, and the median of the per-run ratios (run K of each
 # setting ran back to back, so their ratio shares the host's state)
@@ -257,6 +278,13 @@ ptl_get=$(lat_med ptl_get_reply_ct)
     echo "Load-balance counter (avg us seen by ranks 1..p-1):"
     awk -F, '!/^#/ && $1 != "mode" { printf "  p=%-2s %-22s %-8s avg %9s  median %9s\n", $2, $3, $1, $7, $8 }' \
         "$out/armci_rmw_counter.csv"
+    echo
+    echo "Get latency (us) behind outstanding writes, by ordering mode (armci_order):"
+    for set in $order_sets; do
+        awk -F, -v set="$set" '!/^#/ && $1 != "writes" {
+            printf "  %-12s %-3s then get %-11s %8s us (nothing outstanding: %s)\n", set, $1, $2, $8, $11 }' \
+            "$out/armci_order.${set%%:*}.ct${set##*:}.csv"
+    done
 } >"$out/summary.txt"
 cat "$out/summary.txt"
 echo "CSVs in $out" >&2
