@@ -56,11 +56,11 @@ int armcii_handoff(int what, int proc, int acc_type, const void *scale, void *sr
     size_t bytes = armcii_strided_bytes(ssec);
     if (!armcii_cfg.handoff || what == XF_GET || !bytes || bytes > armcii_cfg.handoff_size)
         return 0;
-    /* source-driven accumulate completes (and fences) inside the call;
-     * server requests already carry a copy of the data */
-    if (what == XF_ACC && armcii_cfg.acc_path == ARMCII_PATH_SOURCE)
-        return 0;
-    if (armcii_xfer_via_server(what, proc, dst, dsec))
+    /* only paths that read the caller's buffer until local completion
+     * gain from a copy: server requests carry one already, and a
+     * source-driven accumulate completes (fenced) inside the call */
+    int path = armcii_xfer_path(what, proc, dst, dsec);
+    if (path != ARMCII_PATH_RDMA && path != ARMCII_PATH_NIC)
         return 0;
     if (!pool)
         pool_init(fn);

@@ -29,15 +29,24 @@ void armcii_order_unacked(int proc)
     unacked[proc] = 1;
 }
 
+/* Whether proc's RDMA writes need a real flush-put: only when one without
+ * an ack is outstanding; otherwise their acks are the flush. */
+static int needs_flush_put(int proc)
+{
+    if (!unacked[proc]) {
+        armcii_nflush_ack++;
+        return 0;
+    }
+    unacked[proc] = 0;
+    return 1;
+}
+
 static void flush_put(int proc)
 {
     armcii_req_wait(armcii_req_implicit(proc));
     armcii_req_wait(&acks[proc]);
-    if (!unacked[proc]) {
-        armcii_nflush_ack++;
+    if (!needs_flush_put(proc))
         return;
-    }
-    unacked[proc] = 0;
     struct armcii_req r = {0};
     struct armcii_cmpl *c = armcii_cmpl_new(&r);
     ARMCII_POST("ARMCI_Fence", armcii_dev->put(ADEV_CTX_RANK, proc, NULL, NULL, 0, NULL, &c->c));
@@ -138,13 +147,8 @@ void ARMCI_AllFence(void)
     ARMCI_WaitAll();
     struct armcii_req r = {0};
     for (int p = 0; p < n; p++) {
-        if (!(tstate[p] & ARMCII_DIRTY_RDMA))
+        if (!(tstate[p] & ARMCII_DIRTY_RDMA) || !needs_flush_put(p))
             continue;
-        if (!unacked[p]) {
-            armcii_nflush_ack++;
-            continue;
-        }
-        unacked[p] = 0;
         struct armcii_cmpl *c = armcii_cmpl_new(&r);
         ARMCII_POST("ARMCI_AllFence", armcii_dev->put(ADEV_CTX_RANK, p, NULL, NULL, 0, NULL, &c->c));
         armcii_nflush_put++;

@@ -125,10 +125,10 @@ static void nic_acc(int proc, int acc_type, const void *scale, char *local,
     }
 }
 
-int armcii_xfer_via_server(int what, int proc, void *remote, const struct armcii_strided *rsec)
+int armcii_xfer_path(int what, int proc, void *remote, const struct armcii_strided *rsec)
 {
     struct armcii_seg *seg = armcii_seg_find(proc, remote, extent(rsec));
-    return seg && choose(what, proc, seg, rsec) == ARMCII_PATH_HELPER;
+    return seg ? choose(what, proc, seg, rsec) : -1;
 }
 
 void armcii_xfer(int what, int proc, int acc_type, const void *scale, void *local,

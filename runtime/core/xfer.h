@@ -13,10 +13,9 @@ enum { XF_PUT, XF_GET, XF_ACC };
 void armcii_xfer(int what, int proc, int acc_type, const void *scale, void *local,
                  const struct armcii_strided *lsec, void *remote,
                  const struct armcii_strided *rsec, struct armcii_req *req, const char *fn);
-/* Whether this transfer would go through the target's data server, whose
- * requests carry a copy of the data (so the caller's buffer is free as
- * soon as the call returns anyway). */
-int armcii_xfer_via_server(int what, int proc, void *remote, const struct armcii_strided *rsec);
+/* The ARMCII_PATH_* armcii_xfer would take for this transfer, or -1 when
+ * remote is not ARMCI memory (armcii_xfer then reports it). */
+int armcii_xfer_path(int what, int proc, void *remote, const struct armcii_strided *rsec);
 /* ARMCI_ACC=source: get, add, put back under the target's accumulate
  * lock (acc_source.c); complete, and fenced, when it returns. */
 struct armcii_seg;
