@@ -308,6 +308,11 @@ static bool cq_has_work(void *arg)
     return r;
 }
 
+int emunic_pending(void)
+{
+    return CL.refs ? cq_has_work(NULL) : 0;
+}
+
 /* One step of "poll briefly, then sleep". Returns -EPIPE if the job is
  * going away, -ETIMEDOUT past the deadline, 0 to poll again. */
 static int idle_step(bool (*has_work)(void *), void *arg, int64_t *idle_since, int64_t deadline)

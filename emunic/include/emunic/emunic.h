@@ -100,6 +100,10 @@ int emunic_post_module(struct emu_msg *m);
 
 /* Completions: up to max entries, without blocking. */
 int emunic_poll(struct emu_msg *out, int max);
+/* Whether emunic_poll would return something, without taking it: lets a
+ * thread wait for work and then take a lock before consuming, so that
+ * entries are handled in queue order whichever thread handles them. */
+int emunic_pending(void);
 /* Poll briefly, then sleep until something arrives or timeout_ns passes
  * (< 0: no limit). Returns the count: 0 on timeout, and also 0 as soon as
  * an AM handler has run (its effects may be what the caller waits for).

@@ -1,0 +1,224 @@
+/* Progress: DCMF_Messager_advance runs every callback, for completions of
+ * this rank's operations and for arrivals. The injection FIFO is counted
+ * here, and in interrupt mode a thread woken by the NIC's doorbell runs
+ * the same dispatch inside the critical section, as BG/P's interrupt
+ * handlers did. */
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "dcmf_lib.h"
+
+#define BATCH 32
+/* An advance that finds nothing this long after the last event sleeps on
+ * the doorbell (up to dcmfl.idle_sleep_ns) instead of returning at once,
+ * so a client spinning on advance does not hold a core forever. A client
+ * polling memory that a peer's Put fills gets no doorbell: it sees the data
+ * up to one sleep late (EMUNIC_DCMF_IDLE_SLEEP_US=0 turns sleeping off). */
+#define IDLE_SPIN_NS 200000
+
+static int64_t last_event_ns;
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void dcmfl_fifo_take(struct dcmfl_req *r)
+{
+    while (dcmfl.fifo_used >= dcmfl.fifo_depth && dcmfl.dispatch_depth == 0) {
+        dcmfl.fifo_stalls++;
+        if (dcmfl_advance_locked() == 0)
+            sched_yield();
+    }
+    dcmfl.fifo_used++;
+    r->fifo = 1;
+}
+
+static void fifo_give(struct dcmfl_req *r)
+{
+    if (r->fifo) {
+        r->fifo = 0;
+        dcmfl.fifo_used--;
+    }
+}
+
+static void call(DCMF_Callback_t cb, int status)
+{
+    if (!cb.function)
+        return;
+    if (status == EMU_OK) {
+        cb.function(cb.clientdata, NULL);
+    } else {
+        DCMF_Error_t e = {status == EMU_E_DEAD ? DCMF_SHUTDOWN : DCMF_ERROR};
+        cb.function(cb.clientdata, &e);
+    }
+}
+
+static void report(const char *what, const struct dcmfl_req *r, int status)
+{
+    fprintf(stderr, "emunic dcmf: rank %u: %s to rank %u (%llu bytes) failed: %s\n", dcmfl.rank,
+            what, r->rank, (unsigned long long)r->bytes, emu_status_str((unsigned)status));
+    if (status == EMU_E_DEAD && dcmfl.on_error) {
+        DCMF_Error_t e = {DCMF_SHUTDOWN};
+        dcmfl.on_error(&e, r->rank);
+    }
+}
+
+/* A completion for one of our requests. The request may be reused by the
+ * client as soon as its last callback has started, so nothing touches it
+ * after that. */
+static void on_done(const struct emu_msg *c)
+{
+    struct dcmfl_req *r = (struct dcmfl_req *)(uintptr_t)c->cookie;
+    if (!r)
+        return; /* a dropped message's payload, released */
+    if (r->magic != DCMFL_REQ_MAGIC || !r->active) {
+        fprintf(stderr, "emunic dcmf: rank %u: completion for an unknown request %p dropped\n",
+                dcmfl.rank, (void *)r);
+        return;
+    }
+    if (r->kind == DCMFL_R_RECV) {
+        dcmfl_recv_done(r, c->status);
+        return;
+    }
+    unsigned flags = c->flags & r->pending;
+    if (!flags) /* a get's completion carries whichever flag it asked for */
+        flags = r->pending;
+    if (c->status != EMU_OK)
+        report(r->kind == DCMFL_R_PUT ? "put" : r->kind == DCMFL_R_GET ? "get" : "send", r, c->status);
+    fifo_give(r);
+    r->pending &= (uint8_t)~flags;
+    DCMF_Callback_t done = (flags & EMU_DONE_LOCAL) ? r->done : (DCMF_Callback_t){0};
+    DCMF_Callback_t ack = (flags & EMU_DONE_REMOTE) ? r->ack : (DCMF_Callback_t){0};
+    if (!r->pending)
+        r->active = 0;
+    call(done, c->status);
+    call(ack, c->status);
+}
+
+static void dispatch(const struct emu_msg *m)
+{
+    if (m->op == EMU_CQ_DONE) {
+        on_done(m);
+    } else if (m->op == EMU_CQ_AM) {
+        unsigned kind = (unsigned)(m->imm >> 16);
+        if (kind == DCMFL_AM_CONTROL)
+            dcmfl_on_control(m);
+        else
+            dcmfl_on_send(m); /* client and internal send protocols */
+    } else {
+        fprintf(stderr, "emunic dcmf: rank %u: unexpected completion kind %u dropped\n",
+                dcmfl.rank, m->op);
+    }
+}
+
+unsigned dcmfl_advance_locked(void)
+{
+    struct emu_msg buf[BATCH];
+    unsigned total = 0;
+    int n;
+    dcmfl.dispatch_depth++;
+    do {
+        n = emunic_poll(buf, BATCH);
+        for (int i = 0; i < n; i++)
+            dispatch(&buf[i]);
+        if (n > 0)
+            total += (unsigned)n;
+    } while (n == BATCH);
+    dcmfl.dispatch_depth--;
+    return total;
+}
+
+static int pending(void *arg)
+{
+    (void)arg;
+    return emunic_pending();
+}
+
+unsigned DCMF_Messager_advance(void)
+{
+    if (dcmfl.refs <= 0)
+        return 0;
+    dcmfl_lock();
+    unsigned n = dcmfl_advance_locked();
+    int64_t now = mono_ns();
+    if (n)
+        last_event_ns = now;
+    int idle = !n && dcmfl.idle_sleep_ns > 0 && now - last_event_ns > IDLE_SPIN_NS && dcmfl.dispatch_depth == 0;
+    dcmfl_unlock();
+    /* nothing for a while: sleep until the NIC rings (or briefly) */
+    if (idle && emunic_wait_until(pending, NULL, dcmfl.idle_sleep_ns) == 1) {
+        dcmfl_lock();
+        n = dcmfl_advance_locked();
+        last_event_ns = mono_ns();
+        dcmfl_unlock();
+    }
+    return n;
+}
+
+unsigned DCMF_Messager_advance_expert(DCMF_Messager_advance_options opt)
+{
+    if (opt.channel != 0 && opt.channel != DCMF_CHANNEL_ALL) {
+        dcmfl_fail(DCMF_INVAL, "DCMF_Messager_advance_expert", "channel %u does not exist (this NIC has 1)", opt.channel);
+        return 0;
+    }
+    return DCMF_Messager_advance();
+}
+
+/* ---- interrupt mode ---- */
+
+static void *irq_main(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&dcmfl.irq_stop)) {
+        int r = emunic_wait_until(pending, NULL, 10000000);
+        if (r < 0)
+            break; /* NIC gone */
+        if (r == 1 && !atomic_load(&dcmfl.irq_stop)) {
+            atomic_fetch_add(&dcmfl.irq_wakeups, 1);
+            /* timed, so that a stop request is seen even while the
+             * caller of DCMF_Messager_finalize holds the section */
+            while (!atomic_load(&dcmfl.irq_stop)) {
+                struct timespec ts;
+                clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 1000000;
+                if (ts.tv_nsec >= 1000000000) {
+                    ts.tv_sec++;
+                    ts.tv_nsec -= 1000000000;
+                }
+                if (pthread_mutex_timedlock(&dcmfl.cs, &ts) == 0) {
+                    dcmfl_advance_locked();
+                    pthread_mutex_unlock(&dcmfl.cs);
+                    break;
+                }
+            }
+        }
+    }
+    return NULL;
+}
+
+void dcmfl_irq_start(void)
+{
+    if (dcmfl.irq_running)
+        return;
+    atomic_store(&dcmfl.irq_stop, 0);
+    if (pthread_create(&dcmfl.irq, NULL, irq_main, NULL) != 0) {
+        fprintf(stderr, "emunic dcmf: rank %u: cannot start the interrupt thread; interrupts stay off\n", dcmfl.rank);
+        dcmfl.cfg.interrupts = DCMF_INTERRUPTS_OFF;
+        return;
+    }
+    dcmfl.irq_running = 1;
+}
+
+void dcmfl_irq_stop(void)
+{
+    if (!dcmfl.irq_running)
+        return;
+    atomic_store(&dcmfl.irq_stop, 1);
+    pthread_join(dcmfl.irq, NULL);
+    dcmfl.irq_running = 0;
+}

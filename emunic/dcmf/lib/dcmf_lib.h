@@ -1,0 +1,159 @@
+/* State and helpers shared by the DCMF rank half's files (not installed).
+ * messager.c: init, configuration, critical section, hardware, time;
+ * advance.c: completions, dispatch, FIFO accounting, interrupt thread;
+ * onesided.c: memory regions, Put, Get, Restart; send.c: Send, Control;
+ * collectives.c: global and geometry collectives. */
+#ifndef EMUNIC_DCMF_LIB_H
+#define EMUNIC_DCMF_LIB_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <dcmf.h>
+
+#include "emunic/emunic.h"
+
+#define DCMFL_MAX_PROTOCOLS 256 /* per kind */
+#define DCMFL_MAX_QUADS 7
+
+/* Handler ids (emu AM imm) say what an arriving AM is for. */
+enum dcmfl_am_kind {
+    DCMFL_AM_SEND = 1,    /* imm low 16 bits: send protocol number */
+    DCMFL_AM_CONTROL = 2, /* control protocol number */
+    DCMFL_AM_INTERNAL = 3 /* library-internal send protocol (collectives) */
+};
+#define DCMFL_AM_ID(kind, n) (((uint64_t)(kind) << 16) | (uint64_t)(n))
+
+/* Internal protocol numbers (fixed, the same on every rank). */
+enum { DCMFL_INTERNAL_MAX = 16 };
+
+enum dcmfl_proto_kind {
+    DCMFL_P_SEND = 1,
+    DCMFL_P_CONTROL,
+    DCMFL_P_PUT,
+    DCMFL_P_GET,
+    DCMFL_P_GBARRIER,
+    DCMFL_P_GBCAST,
+    DCMFL_P_GALLREDUCE,
+};
+
+#define DCMFL_PROTO_MAGIC 0xdc3f9071u
+
+/* Lives inside the client's DCMF_Protocol_t. */
+struct dcmfl_proto {
+    uint32_t magic;
+    uint32_t kind;
+    uint32_t id;    /* registration number within its kind */
+    uint32_t algo;  /* the configuration's protocol enum */
+    uint32_t space; /* send protocols: DCMFL_AM_SEND or DCMFL_AM_INTERNAL */
+    DCMF_Send_Configuration_t send;
+    DCMF_Control_Configuration_t ctl;
+};
+_Static_assert(sizeof(struct dcmfl_proto) <= sizeof(DCMF_Protocol_t), "protocol storage");
+
+enum dcmfl_req_kind { DCMFL_R_PUT = 1, DCMFL_R_GET, DCMFL_R_SEND, DCMFL_R_RECV };
+
+#define DCMFL_REQ_MAGIC 0x7e9a11d5u
+
+/* Lives inside the client's DCMF_Request_t: everything needed to run the
+ * callbacks and to post the same operation again (DCMF_Restart). */
+struct dcmfl_req {
+    uint32_t magic;
+    uint8_t kind;
+    uint8_t consistency;
+    uint8_t count;   /* msginfo quads */
+    uint8_t pending; /* EMU_DONE_* still expected */
+    uint8_t fifo;    /* holds an injection FIFO slot */
+    uint8_t active;
+    uint32_t rank;
+    uint32_t key;    /* remote region key (put, get) */
+    uint64_t bytes;
+    uint64_t laddr;  /* local address (source of put/send, sink of get) */
+    uint64_t raddr;
+    struct dcmfl_proto *proto;
+    DCMF_Callback_t done, ack;
+    DCQuad msginfo[DCMFL_MAX_QUADS];
+};
+_Static_assert(sizeof(struct dcmfl_req) <= sizeof(DCMF_Request_t), "request storage");
+
+#define DCMFL_MR_MAGIC 0x3e6105a7u
+
+/* Lives inside DCMF_Memregion_t and is copied to peers by value. */
+struct dcmfl_mr {
+    uint32_t magic;
+    uint32_t rank;
+    uint32_t key;
+    uint32_t pad_;
+    uint64_t base;
+    uint64_t bytes;
+};
+_Static_assert(sizeof(struct dcmfl_mr) <= sizeof(DCMF_Memregion_t), "memregion storage");
+
+struct dcmfl_state {
+    int refs;
+    uint32_t rank, size;
+    DCMF_Configure_t cfg;
+    pthread_mutex_t cs; /* the critical section (recursive) */
+    /* registered protocols by number, per kind */
+    struct dcmfl_proto *send[DCMFL_MAX_PROTOCOLS];
+    unsigned nsend;
+    struct dcmfl_proto *ctl[DCMFL_MAX_PROTOCOLS];
+    unsigned nctl;
+    struct dcmfl_proto *internal[DCMFL_INTERNAL_MAX];
+    unsigned nput, nget;
+    /* injection FIFO: descriptors posted and not yet read by the NIC */
+    unsigned fifo_depth, fifo_used;
+    uint64_t fifo_stalls;
+    unsigned dispatch_depth; /* > 0 while callbacks run */
+    int64_t idle_sleep_ns;
+    DCMF_GlobalError on_error;
+    /* interrupt mode */
+    pthread_t irq;
+    atomic_int irq_stop;
+    int irq_running;
+    atomic_uint_fast64_t irq_wakeups;
+};
+
+extern struct dcmfl_state dcmfl;
+
+/* One stderr line naming the call, then the result to return. */
+DCMF_Result dcmfl_fail(DCMF_Result rc, const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* DCMF_ERROR (with a message) unless the messager is initialised. */
+DCMF_Result dcmfl_need_init(const char *fn);
+DCMF_Result dcmfl_check_consistency(const char *fn, DCMF_Consistency c);
+DCMF_Result dcmfl_check_rank(const char *fn, size_t rank);
+/* The protocol object behind a registration, or NULL after a message. */
+struct dcmfl_proto *dcmfl_proto_of(const char *fn, DCMF_Protocol_t *p, enum dcmfl_proto_kind kind);
+
+void dcmfl_lock(void);
+void dcmfl_unlock(void);
+
+/* Take an injection FIFO slot for a new descriptor, advancing while the
+ * FIFO is full (unless called from a callback, where stalling could
+ * recurse: the descriptor then waits in software, as DCMF queued). */
+void dcmfl_fifo_take(struct dcmfl_req *r);
+/* Map an emunic -errno from posting to a DCMF result. */
+DCMF_Result dcmfl_post_result(const char *fn, int rc);
+
+/* Dispatch of arrivals and completions (advance.c). */
+unsigned dcmfl_advance_locked(void);
+void dcmfl_on_send(const struct emu_msg *am);    /* send.c */
+void dcmfl_on_control(const struct emu_msg *am); /* send.c */
+void dcmfl_recv_done(struct dcmfl_req *r, int status); /* send.c */
+/* Post a prepared request (first time or restart). */
+DCMF_Result dcmfl_post_onesided(const char *fn, struct dcmfl_req *r); /* onesided.c */
+DCMF_Result dcmfl_post_send(const char *fn, struct dcmfl_req *r);     /* send.c */
+
+/* Library-internal send protocols (collectives): registered at a fixed
+ * number in their own space, so they need no agreement on order with the
+ * client's registrations; then used with DCMF_Send like any other. */
+DCMF_Result dcmfl_internal_register(DCMF_Protocol_t *registration,
+                                    DCMF_Send_Configuration_t *cfg, unsigned id);
+
+void dcmfl_irq_start(void);
+void dcmfl_irq_stop(void);
+void dcmfl_collectives_fini(void);
+
+#endif
