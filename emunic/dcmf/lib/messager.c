@@ -162,7 +162,7 @@ unsigned DCMF_Messager_initialize(void)
     dcmfl.rank = emunic_rank();
     dcmfl.size = emunic_size();
     dcmfl.fifo_depth = env_unsigned("EMUNIC_DCMF_FIFO_DEPTH", 128, 1, 1u << 20);
-    dcmfl.idle_sleep_ns = 1000 * (int64_t)env_unsigned("EMUNIC_DCMF_IDLE_SLEEP_US", 1000, 0, 1000000);
+    dcmfl.idle_sleep_ns = 1000 * (int64_t)env_unsigned("EMUNIC_DCMF_IDLE_SLEEP_US", 5000, 0, 1000000);
     dcmfl.cfg.thread_level = DCMF_THREAD_SINGLE;
     dcmfl.cfg.interrupts = env_unsigned("DCMF_INTERRUPTS", 0, 0, 1) ? DCMF_INTERRUPTS_ON
                                                                      : DCMF_INTERRUPTS_OFF;
