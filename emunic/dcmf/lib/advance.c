@@ -38,6 +38,15 @@ void dcmfl_fifo_take(struct dcmfl_req *r)
     r->fifo = 1;
 }
 
+void dcmfl_fifo_undo(struct dcmfl_req *r)
+{
+    r->active = 0;
+    if (r->fifo) {
+        r->fifo = 0;
+        dcmfl.fifo_used--;
+    }
+}
+
 static void fifo_give(struct dcmfl_req *r)
 {
     if (r->fifo) {

@@ -124,6 +124,8 @@ DCMF_Result dcmfl_fail(DCMF_Result rc, const char *fn, const char *fmt, ...)
 DCMF_Result dcmfl_need_init(const char *fn);
 DCMF_Result dcmfl_check_consistency(const char *fn, DCMF_Consistency c);
 DCMF_Result dcmfl_check_rank(const char *fn, size_t rank);
+/* Any DCMF_Network but the socket one (DCMF_UNIMPL) is fine. */
+DCMF_Result dcmfl_check_network(const char *fn, DCMF_Network net);
 /* The protocol object behind a registration, or NULL after a message. */
 struct dcmfl_proto *dcmfl_proto_of(const char *fn, DCMF_Protocol_t *p, enum dcmfl_proto_kind kind);
 
@@ -134,6 +136,8 @@ void dcmfl_unlock(void);
  * FIFO is full (unless called from a callback, where stalling could
  * recurse: the descriptor then waits in software, as DCMF queued). */
 void dcmfl_fifo_take(struct dcmfl_req *r);
+/* Undo fifo_take and activation for a request the NIC refused. */
+void dcmfl_fifo_undo(struct dcmfl_req *r);
 /* Map an emunic -errno from posting to a DCMF result. */
 DCMF_Result dcmfl_post_result(const char *fn, int rc);
 

@@ -57,6 +57,15 @@ DCMF_Result dcmfl_check_rank(const char *fn, size_t rank)
     return DCMF_SUCCESS;
 }
 
+DCMF_Result dcmfl_check_network(const char *fn, DCMF_Network net)
+{
+    if ((unsigned)net >= DCMF_NETWORK_COUNT)
+        return dcmfl_fail(DCMF_INVAL, fn, "network %d is not a DCMF_Network", (int)net);
+    if (net == DCMF_SOCKET_NETWORK)
+        return dcmfl_fail(DCMF_UNIMPL, fn, "emunic has no socket network");
+    return DCMF_SUCCESS;
+}
+
 struct dcmfl_proto *dcmfl_proto_of(const char *fn, DCMF_Protocol_t *p, enum dcmfl_proto_kind kind)
 {
     static const char *const names[] = {"?", "send", "control", "put", "get",

@@ -95,10 +95,8 @@ static DCMF_Result register_plain(const char *fn, DCMF_Protocol_t *registration,
         return dcmfl_fail(DCMF_INVAL, fn, "registration is NULL");
     if (algo >= DCMF_PUT_PROTOCOL_COUNT) /* same count for Get */
         return dcmfl_fail(DCMF_INVAL, fn, "protocol %u is not one of DCMF's", algo);
-    if ((unsigned)net >= DCMF_NETWORK_COUNT)
-        return dcmfl_fail(DCMF_INVAL, fn, "network %d is not a DCMF_Network", (int)net);
-    if (net == DCMF_SOCKET_NETWORK)
-        return dcmfl_fail(DCMF_UNIMPL, fn, "emunic has no socket network");
+    if ((rc = dcmfl_check_network(fn, net)) != DCMF_SUCCESS)
+        return rc;
     struct dcmfl_proto *p = (struct dcmfl_proto *)registration;
     memset(p, 0, sizeof *p);
     p->magic = DCMFL_PROTO_MAGIC;
@@ -164,11 +162,8 @@ DCMF_Result dcmfl_post_onesided(const char *fn, struct dcmfl_req *r)
     else
         rc = emunic_read(r->rank, r->key, r->raddr, (void *)(uintptr_t)r->laddr, r->bytes,
                          flags | (relaxed ? EMU_F_UNORDERED : 0), (uint64_t)(uintptr_t)r);
-    if (rc) {
-        r->active = 0;
-        r->fifo = 0;
-        dcmfl.fifo_used--;
-    }
+    if (rc)
+        dcmfl_fifo_undo(r);
     return dcmfl_post_result(fn, rc);
 }
 

@@ -19,10 +19,8 @@ static DCMF_Result send_register(const char *fn, DCMF_Protocol_t *registration,
         return dcmfl_fail(DCMF_INVAL, fn, "registration or configuration is NULL");
     if ((unsigned)cfg->protocol >= DCMF_SEND_PROTOCOL_COUNT)
         return dcmfl_fail(DCMF_INVAL, fn, "protocol %d is not a DCMF_Send_Protocol", (int)cfg->protocol);
-    if ((unsigned)cfg->network >= DCMF_NETWORK_COUNT)
-        return dcmfl_fail(DCMF_INVAL, fn, "network %d is not a DCMF_Network", (int)cfg->network);
-    if (cfg->network == DCMF_SOCKET_NETWORK)
-        return dcmfl_fail(DCMF_UNIMPL, fn, "emunic has no socket network");
+    if ((rc = dcmfl_check_network(fn, cfg->network)) != DCMF_SUCCESS)
+        return rc;
     if (!cfg->cb_recv_short && !cfg->cb_recv)
         return dcmfl_fail(DCMF_INVAL, fn, "neither receive callback is set");
     struct dcmfl_proto **table = space == DCMFL_AM_SEND ? dcmfl.send : dcmfl.internal;
@@ -68,11 +66,8 @@ DCMF_Result dcmfl_post_send(const char *fn, struct dcmfl_req *r)
     int rc = emunic_am_send(r->rank, DCMFL_AM_ID(r->proto->space, r->proto->id), r->msginfo,
                             (size_t)r->count * sizeof(DCQuad), (const void *)(uintptr_t)r->laddr,
                             r->bytes, flags, (uint64_t)(uintptr_t)r);
-    if (rc) {
-        r->active = 0;
-        r->fifo = 0;
-        dcmfl.fifo_used--;
-    }
+    if (rc)
+        dcmfl_fifo_undo(r);
     return dcmfl_post_result(fn, rc);
 }
 
@@ -267,9 +262,8 @@ DCMF_Result DCMF_Control_register(DCMF_Protocol_t *registration, DCMF_Control_Co
         return dcmfl_fail(DCMF_INVAL, fn, "registration or configuration is NULL");
     if ((unsigned)cfg->protocol >= DCMF_CONTROL_PROTOCOL_COUNT)
         return dcmfl_fail(DCMF_INVAL, fn, "protocol %d is not a DCMF_Control_Protocol", (int)cfg->protocol);
-    if ((unsigned)cfg->network >= DCMF_NETWORK_COUNT || cfg->network == DCMF_SOCKET_NETWORK)
-        return dcmfl_fail(cfg->network == DCMF_SOCKET_NETWORK ? DCMF_UNIMPL : DCMF_INVAL, fn,
-                          "network %d is not available", (int)cfg->network);
+    if ((rc = dcmfl_check_network(fn, cfg->network)) != DCMF_SUCCESS)
+        return rc;
     if (!cfg->cb_recv)
         return dcmfl_fail(DCMF_INVAL, fn, "cb_recv is NULL");
     dcmfl_lock();
