@@ -96,8 +96,16 @@ int main(void)
     while (done_n < 4 || !recv_done_n) DCMF_Messager_advance();
     for (size_t i = 0; i < len; i++)
         if (lbuf[i] != (char)(i * 7 + left)) { fprintf(stderr, "FAIL long data at %zu\n", i); return 1; }
-    /* our buffer got right's put; wait until it has landed (right had its ack) */
+    /* right's get from us is done once it says so: then our region may go */
+    DCMF_Control(&cp, DCMF_SEQUENTIAL_CONSISTENCY, left, &info);
+    while (ctl_n < 2) DCMF_Messager_advance();
+    DCMF_Memregion_destroy(&mine);
+    DCMF_Memregion_destroy(&whole);
     DCMF_Messager_finalize();
+    free(buf);
+    free(src);
+    free(back);
+    free(lbuf);
     printf("rank %zu ok\n", me);
     return 0;
 }

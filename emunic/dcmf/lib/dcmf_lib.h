@@ -133,8 +133,9 @@ void dcmfl_lock(void);
 void dcmfl_unlock(void);
 
 /* Take an injection FIFO slot for a new descriptor, advancing while the
- * FIFO is full (unless called from a callback, where stalling could
- * recurse: the descriptor then waits in software, as DCMF queued). */
+ * FIFO is full. From inside a callback it does not stall (that could
+ * recurse without bound): the descriptor is posted and the count goes
+ * over the depth until completions bring it back. */
 void dcmfl_fifo_take(struct dcmfl_req *r);
 /* Undo fifo_take and activation for a request the NIC refused. */
 void dcmfl_fifo_undo(struct dcmfl_req *r);
@@ -158,6 +159,9 @@ DCMF_Result dcmfl_internal_register(DCMF_Protocol_t *registration,
 
 void dcmfl_irq_start(void);
 void dcmfl_irq_stop(void);
+/* Registers the collectives' internal protocol (messager.c calls it
+ * while initialising, so that no early collective message is dropped). */
+void dcmfl_collectives_init(void);
 void dcmfl_collectives_fini(void);
 
 #endif

@@ -176,6 +176,9 @@ unsigned DCMF_Messager_initialize(void)
     dcmfl.cfg.interrupts = env_unsigned("DCMF_INTERRUPTS", 0, 0, 1) ? DCMF_INTERRUPTS_ON
                                                                      : DCMF_INTERRUPTS_OFF;
     dcmfl.refs = 1;
+    /* before anything can dispatch: a peer's first collective message may
+     * arrive before this rank makes any collective call */
+    dcmfl_collectives_init();
     if (dcmfl.cfg.interrupts == DCMF_INTERRUPTS_ON) {
         DCMF_CriticalSection_flag = 1;
         dcmfl_irq_start();

@@ -139,8 +139,9 @@ void dcmfl_recv_done(struct dcmfl_req *r, int status)
                 dcmfl.rank, r->rank, emu_status_str((unsigned)st));
     if (r->raddr == TMP_MARK) {
         struct tmp_recv *t = (struct tmp_recv *)r;
-        t->p->send.cb_recv_short(t->p->send.cb_recv_short_clientdata, t->r.msginfo, t->count,
-                                 t->peer, t->buf, t->len);
+        if (st == EMU_OK) /* a short callback has no way to hear of a failure */
+            t->p->send.cb_recv_short(t->p->send.cb_recv_short_clientdata, t->r.msginfo, t->count,
+                                     t->peer, t->buf, t->len);
         free(t->buf);
         free(t);
         return;
