@@ -125,19 +125,23 @@ static void dispatch(const struct emu_msg *m)
     }
 }
 
+static _Thread_local int in_irq_thread;
+
 unsigned dcmfl_advance_locked(void)
 {
     struct emu_msg buf[BATCH];
-    unsigned total = 0;
     int n;
     dcmfl.dispatch_depth++;
+    unsigned total = dcmfl_held_dispatch();
     do {
         n = emunic_poll(buf, BATCH);
         for (int i = 0; i < n; i++)
             dispatch(&buf[i]);
         if (n > 0)
             total += (unsigned)n;
-    } while (n == BATCH);
+        /* finalize waits for the interrupt thread: let it stop between
+         * batches rather than after a backlog of any length */
+    } while (n == BATCH && !(in_irq_thread && atomic_load(&dcmfl.irq_stop)));
     dcmfl.dispatch_depth--;
     return total;
 }
@@ -183,6 +187,7 @@ unsigned DCMF_Messager_advance_expert(DCMF_Messager_advance_options opt)
 static void *irq_main(void *arg)
 {
     (void)arg;
+    in_irq_thread = 1;
     while (!atomic_load(&dcmfl.irq_stop)) {
         int r = emunic_wait_until(pending, NULL, 10000000);
         if (r < 0)

@@ -146,6 +146,13 @@ DCMF_Result dcmfl_post_result(const char *fn, int rc);
 unsigned dcmfl_advance_locked(void);
 void dcmfl_on_send(const struct emu_msg *am);    /* send.c */
 void dcmfl_on_control(const struct emu_msg *am); /* send.c */
+/* Arrivals for protocol numbers not registered yet wait (a fast peer may
+ * send before this rank registers): dispatch those now registered, in
+ * arrival order; returns how many (send.c). */
+unsigned dcmfl_held_dispatch(void);
+/* At finalize: release every held or still queued arrival, so that no
+ * sender waits forever for a long payload to be taken (send.c). */
+void dcmfl_release_arrivals(void);
 void dcmfl_recv_done(struct dcmfl_req *r, int status); /* send.c */
 /* Post a prepared request (first time or restart). */
 DCMF_Result dcmfl_post_onesided(const char *fn, struct dcmfl_req *r); /* onesided.c */

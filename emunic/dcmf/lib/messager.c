@@ -190,11 +190,18 @@ unsigned DCMF_Messager_finalize(void)
 {
     if (dcmfl.refs <= 0)
         return 0;
-    if (--dcmfl.refs > 0)
+    if (dcmfl.refs > 1) {
+        dcmfl.refs--;
         return 0;
+    }
+    /* the interrupt thread may still be running callbacks that call
+     * DCMF: stop it while the messager is still up */
     dcmfl_irq_stop();
-    /* what remains in flight belongs to nobody now; the NIC stops
-     * touching this rank once it has finalized */
+    dcmfl.refs = 0;
+    /* our own operations in flight belong to nobody now (the NIC stops
+     * touching this rank once it has finalized); senders of arrivals we
+     * never took are released */
+    dcmfl_release_arrivals();
     dcmfl_collectives_fini();
     emunic_finalize();
     int32_t flag = DCMF_CriticalSection_flag;
@@ -221,17 +228,18 @@ DCMF_Result DCMF_Messager_configure(DCMF_Configure_t *config, DCMF_Configure_t *
             return dcmfl_fail(DCMF_INVAL, "DCMF_Messager_configure", "interrupts %d is not a DCMF_Interrupts",
                               (int)in.interrupts);
         dcmfl.cfg.thread_level = in.thread_level;
+        /* the flag is read without a lock: set it before an interrupt
+         * thread starts, and never write it while one runs */
+        if (!DCMF_CriticalSection_flag &&
+            (in.thread_level > DCMF_THREAD_FUNNELED || in.interrupts == DCMF_INTERRUPTS_ON))
+            DCMF_CriticalSection_flag = 1;
         if (in.interrupts != dcmfl.cfg.interrupts) {
             dcmfl.cfg.interrupts = in.interrupts;
-            if (in.interrupts == DCMF_INTERRUPTS_ON) {
-                DCMF_CriticalSection_flag = 1;
+            if (in.interrupts == DCMF_INTERRUPTS_ON)
                 dcmfl_irq_start();
-            } else {
+            else
                 dcmfl_irq_stop();
-            }
         }
-        if (dcmfl.cfg.thread_level > DCMF_THREAD_FUNNELED)
-            DCMF_CriticalSection_flag = 1;
     }
     if (out)
         *out = dcmfl.cfg;

@@ -3,6 +3,7 @@
  * packet (always for 0 bytes) and through the long callback otherwise,
  * which names the buffer the NIC then pulls the payload into. Control is a
  * one-packet message that does not keep order with anything. */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,19 +165,13 @@ static void discard(const struct emu_msg *am)
         emunic_am_accept(am, NULL, 0, 0);
 }
 
-void dcmfl_on_send(const struct emu_msg *am)
+static void deliver_send(const struct emu_msg *am, struct dcmfl_proto *p)
 {
-    unsigned space = (unsigned)(am->imm >> 16), id = (unsigned)(am->imm & 0xffff);
-    struct dcmfl_proto *p = NULL;
-    if (space == DCMFL_AM_SEND && id < DCMFL_MAX_PROTOCOLS)
-        p = dcmfl.send[id];
-    else if (space == DCMFL_AM_INTERNAL && id < DCMFL_INTERNAL_MAX)
-        p = dcmfl.internal[id];
+    unsigned id = (unsigned)(am->imm & 0xffff);
     unsigned count = am->hlen / sizeof(DCQuad);
-    if (!p || am->hlen % sizeof(DCQuad) || count > DCMFL_MAX_QUADS) {
-        fprintf(stderr, "emunic dcmf: rank %u: a send from rank %u for unregistered protocol %u dropped "
-                        "(register send protocols in the same order on every rank)\n",
-                dcmfl.rank, am->src, id);
+    if (am->hlen % sizeof(DCQuad) || count > DCMFL_MAX_QUADS) {
+        fprintf(stderr, "emunic dcmf: rank %u: a malformed send from rank %u (%u header bytes) dropped\n",
+                dcmfl.rank, am->src, am->hlen);
         discard(am);
         return;
     }
@@ -305,16 +300,145 @@ DCMF_Result DCMF_Control(DCMF_Protocol_t *registration, DCMF_Consistency consist
     return dcmfl_post_result(fn, e);
 }
 
-void dcmfl_on_control(const struct emu_msg *am)
+static void deliver_control(const struct emu_msg *am, struct dcmfl_proto *p)
 {
-    unsigned id = (unsigned)(am->imm & 0xffff);
-    struct dcmfl_proto *p = id < DCMFL_MAX_PROTOCOLS ? dcmfl.ctl[id] : NULL;
-    if (!p || am->hlen != sizeof(DCMF_Control_t)) {
-        fprintf(stderr, "emunic dcmf: rank %u: a control message from rank %u for unregistered protocol %u dropped\n",
-                dcmfl.rank, am->src, id);
+    if (am->hlen != sizeof(DCMF_Control_t)) {
+        fprintf(stderr, "emunic dcmf: rank %u: a malformed control message from rank %u dropped\n",
+                dcmfl.rank, am->src);
         return;
     }
     DCMF_Control_t info;
     memcpy(info, am->data, sizeof info);
     p->ctl.cb_recv(p->ctl.cb_recv_clientdata, (const DCMF_Control_t *)&info, am->src);
+}
+
+/* ---- arrivals for protocols not registered yet ---- */
+
+struct held {
+    struct held *next;
+    struct emu_msg am;
+};
+
+static struct held *held_head, **held_tail = &held_head;
+static unsigned discards_out; /* payload releases not yet acknowledged */
+
+static struct dcmfl_proto *proto_for(const struct emu_msg *am)
+{
+    unsigned space = (unsigned)(am->imm >> 16), id = (unsigned)(am->imm & 0xffff);
+    if (space == DCMFL_AM_SEND && id < DCMFL_MAX_PROTOCOLS)
+        return dcmfl.send[id];
+    if (space == DCMFL_AM_INTERNAL && id < DCMFL_INTERNAL_MAX)
+        return dcmfl.internal[id];
+    if (space == DCMFL_AM_CONTROL && id < DCMFL_MAX_PROTOCOLS)
+        return dcmfl.ctl[id];
+    return NULL;
+}
+
+static void deliver(const struct emu_msg *am, struct dcmfl_proto *p)
+{
+    if ((am->imm >> 16) == DCMFL_AM_CONTROL)
+        deliver_control(am, p);
+    else
+        deliver_send(am, p);
+}
+
+static int held_for(uint64_t imm)
+{
+    for (struct held *h = held_head; h; h = h->next)
+        if (h->am.imm == imm)
+            return 1;
+    return 0;
+}
+
+static void hold(const struct emu_msg *am)
+{
+    struct held *h = malloc(sizeof *h);
+    if (!h) {
+        fprintf(stderr, "emunic dcmf: rank %u: out of memory holding a message from rank %u for protocol %u; dropped\n",
+                dcmfl.rank, am->src, (unsigned)(am->imm & 0xffff));
+        discard(am);
+        return;
+    }
+    h->next = NULL;
+    h->am = *am;
+    *held_tail = h;
+    held_tail = &h->next;
+}
+
+/* An arrival waits if its protocol is not registered, or if earlier ones
+ * for the same protocol still wait (arrival order is kept). */
+static void arrive(const struct emu_msg *am)
+{
+    struct dcmfl_proto *p = proto_for(am);
+    if (!p || (held_head && held_for(am->imm)))
+        hold(am);
+    else
+        deliver(am, p);
+}
+
+void dcmfl_on_send(const struct emu_msg *am) { arrive(am); }
+void dcmfl_on_control(const struct emu_msg *am) { arrive(am); }
+
+unsigned dcmfl_held_dispatch(void)
+{
+    unsigned n = 0;
+    struct held **pp = &held_head;
+    while (*pp) {
+        struct held *h = *pp;
+        struct dcmfl_proto *p = proto_for(&h->am);
+        if (!p) {
+            pp = &h->next;
+            continue;
+        }
+        *pp = h->next;
+        if (held_tail == &h->next)
+            held_tail = pp;
+        deliver(&h->am, p); /* may register and hold: the list is consistent */
+        free(h);
+        n++;
+    }
+    return n;
+}
+
+static void release(const struct emu_msg *am)
+{
+    if (am->dlen != am->hlen + am->len) {
+        emunic_am_accept(am, NULL, 0, 0);
+        discards_out++;
+    }
+}
+
+void dcmfl_release_arrivals(void)
+{
+    unsigned dropped = 0;
+    while (held_head) {
+        struct held *h = held_head;
+        held_head = h->next;
+        release(&h->am);
+        free(h);
+        dropped++;
+    }
+    held_tail = &held_head;
+    /* queued arrivals too; wait (boundedly) until the NIC has released
+     * every sender of a long payload */
+    struct emu_msg m[32];
+    for (int spins = 0; spins < 100000; spins++) {
+        int n = emunic_poll(m, 32);
+        for (int i = 0; i < n; i++) {
+            if (m[i].op == EMU_CQ_AM) {
+                release(&m[i]);
+                dropped++;
+            } else if (m[i].op == EMU_CQ_DONE && m[i].cookie == 0 && discards_out) {
+                discards_out--;
+            }
+        }
+        if (n <= 0 && !discards_out)
+            break;
+        if (n <= 0)
+            sched_yield();
+    }
+    discards_out = 0;
+    if (dropped)
+        fprintf(stderr, "emunic dcmf: rank %u: %u message(s) nobody received were dropped at finalize\n",
+                dcmfl.rank, dropped);
 }
