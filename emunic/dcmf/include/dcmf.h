@@ -167,10 +167,13 @@ typedef DCQuad DCMF_Error_request_t[DCMF_ERROR_NQUADS];
 typedef DCQuad DCMF_Control_t[DCMF_CONTROL_NQUADS];
 typedef DCQuad DCMF_Memregion_t[DCMF_MEMREGION_NQUADS];
 
-/* ---- messager ---- */
+/* ---- messager ----
+ * Calls without arguments are declared with an empty list, as DCMF's own
+ * header declares them: clients written against it (OSPRI passes an
+ * argument to DCMF_Messager_advance) must still compile. */
 
-unsigned DCMF_Messager_initialize(void); /* 1 the first time, then 0 */
-unsigned DCMF_Messager_finalize(void);
+unsigned DCMF_Messager_initialize(); /* 1 the first time, then 0 */
+unsigned DCMF_Messager_finalize();
 
 /* Critical section: a real recursive lock once threads or interrupts are
  * configured (the flag is then 1), free otherwise. x = 0: global lock. */
@@ -201,9 +204,9 @@ void DCMF_CriticalSection_cycle_func(uint32_t x);
 DCMF_Result DCMF_Channel_info(DCMF_Protocol_t *p, unsigned *base, unsigned *count,
                               unsigned *current);
 DCMF_Result DCMF_Channel_acquire(unsigned channel);
-DCMF_Result DCMF_Channel_release(void);
+DCMF_Result DCMF_Channel_release();
 DCMF_Result DCMF_Channel_handoff(unsigned channel, DCMF_Callback_t cb);
-unsigned DCMF_Channel_current(void);
+unsigned DCMF_Channel_current();
 #define DCMF_MESSAGER_USE_CHANNEL
 int DCMF_Messager_use_channel(unsigned channel);
 
@@ -212,11 +215,11 @@ typedef struct {
 } DCMF_Messager_advance_options;
 
 /* Runs every pending callback; returns how many events it processed. */
-unsigned DCMF_Messager_advance(void);
+unsigned DCMF_Messager_advance();
 unsigned DCMF_Messager_advance_expert(DCMF_Messager_advance_options opt);
 
-size_t DCMF_Messager_rank(void);
-size_t DCMF_Messager_size(void);
+size_t DCMF_Messager_rank();
+size_t DCMF_Messager_size();
 DCMF_Result DCMF_Hardware(DCMF_Hardware_t *hw);
 DCMF_Result DCMF_Messager_network2rank(const DCMF_NetworkCoord_t *address, size_t *rank,
                                        DCMF_Network *network);
@@ -243,9 +246,9 @@ typedef struct {
 /* Either pointer may be NULL, or both the same. */
 DCMF_Result DCMF_Messager_configure(DCMF_Configure_t *config, DCMF_Configure_t *out);
 
-double DCMF_Timer(void);               /* seconds */
-double DCMF_Tick(void);                /* seconds per timebase cycle */
-unsigned long long DCMF_Timebase(void); /* cycles of the emulated 850 MHz core */
+double DCMF_Timer();               /* seconds */
+double DCMF_Tick();                /* seconds per timebase cycle */
+unsigned long long DCMF_Timebase(); /* cycles of the emulated 850 MHz core */
 
 typedef void (*DCMF_GlobalError)(DCMF_Error_t *error, size_t peer);
 DCMF_Result DCMF_Error_register(DCMF_Error_request_t *req, DCMF_GlobalError func);
@@ -376,8 +379,8 @@ DCMF_Result DCMF_Get(DCMF_Protocol_t *registration, DCMF_Request_t *request,
 /* Post a completed Send, Put or Get request again, unchanged. */
 DCMF_Result DCMF_Restart(DCMF_Request_t *request);
 
-DCMF_Result DCMF_Messager_suspend(void);
-DCMF_Result DCMF_Messager_resume(void);
+DCMF_Result DCMF_Messager_suspend();
+DCMF_Result DCMF_Messager_resume();
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,7 @@ typedef DCQuad DCMF_Geometry_t[DCMF_GEOMETRY_NQUADS];
 /* Maps a geometry id (comm) to the caller's geometry object. */
 typedef DCMF_Geometry_t *(*DCMF_Geometry_callback)(int comm);
 
-int DCMF_Collective_initialize(void); /* 0 on success */
+int DCMF_Collective_initialize(); /* 0 on success */
 
 typedef enum {
     DCMF_GI_BARRIER_PROTOCOL,

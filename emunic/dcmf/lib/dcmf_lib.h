@@ -63,8 +63,8 @@ struct dcmfl_req {
     uint8_t kind;
     uint8_t consistency;
     uint8_t count;   /* msginfo quads */
-    uint8_t pending; /* EMU_DONE_* still expected */
-    uint8_t fifo;    /* holds an injection FIFO slot */
+    uint8_t pending; /* EMU_DONE_* callbacks the client still expects */
+    uint8_t pad_;
     uint8_t active;
     uint32_t rank;
     uint32_t key;    /* remote region key (put, get) */
@@ -132,13 +132,21 @@ struct dcmfl_proto *dcmfl_proto_of(const char *fn, DCMF_Protocol_t *p, enum dcmf
 void dcmfl_lock(void);
 void dcmfl_unlock(void);
 
-/* Take an injection FIFO slot for a new descriptor, advancing while the
- * FIFO is full. From inside a callback it does not stall (that could
- * recurse without bound): the descriptor is posted and the count goes
- * over the depth until completions bring it back. */
-void dcmfl_fifo_take(struct dcmfl_req *r);
-/* Undo fifo_take and activation for a request the NIC refused. */
-void dcmfl_fifo_undo(struct dcmfl_req *r);
+/* Take an injection FIFO slot for r's operation, advancing while the FIFO
+ * is full. From inside a callback it does not stall (that could recurse
+ * without bound): the count then goes over the depth for a while. Returns
+ * the cookie to post with (the slot's descriptor, which outlives the
+ * client's request: the client may reuse a request after its last
+ * callback, the slot frees only when the NIC is done), or 0 when out of
+ * memory (fifo.c). */
+uint64_t dcmfl_fifo_take(struct dcmfl_req *r);
+/* Give the slot back for an operation the NIC refused. */
+void dcmfl_fifo_undo(struct dcmfl_req *r, uint64_t cookie);
+/* A completion whose cookie is a slot descriptor: runs the request's
+ * callbacks; returns 0 if the cookie is not a descriptor (fifo.c). */
+int dcmfl_fifo_done(const struct emu_msg *c);
+void dcmfl_fifo_fini(void);
+
 /* Map an emunic -errno from posting to a DCMF result. */
 DCMF_Result dcmfl_post_result(const char *fn, int rc);
 

@@ -204,6 +204,7 @@ unsigned DCMF_Messager_finalize(void)
     dcmfl_release_arrivals();
     dcmfl_collectives_fini();
     emunic_finalize();
+    dcmfl_fifo_fini();
     int32_t flag = DCMF_CriticalSection_flag;
     memset(&dcmfl.send, 0, sizeof dcmfl.send);
     memset(&dcmfl.ctl, 0, sizeof dcmfl.ctl);

@@ -123,7 +123,7 @@ DCMF_Result DCMF_Get_register(DCMF_Protocol_t *registration, DCMF_Get_Configurat
 }
 
 /* A relaxed transfer longer than a packet: the NIC's dynamic lane. */
-static int post_relaxed(struct dcmfl_req *r, unsigned op, unsigned flags)
+static int post_relaxed(struct dcmfl_req *r, unsigned op, unsigned flags, uint64_t cookie)
 {
     struct emu_msg m;
     memset(&m, 0, EMU_MSG_HDR_SIZE);
@@ -137,7 +137,7 @@ static int post_relaxed(struct dcmfl_req *r, unsigned op, unsigned flags)
     m.laddr = r->laddr;
     m.raddr = r->raddr;
     m.len = r->bytes;
-    m.cookie = (uint64_t)(uintptr_t)r;
+    m.cookie = cookie;
     return emunic_post_module(&m);
 }
 
@@ -145,25 +145,26 @@ DCMF_Result dcmfl_post_onesided(const char *fn, struct dcmfl_req *r)
 {
     int relaxed = (r->consistency == DCMF_RELAXED_CONSISTENCY ||
                    r->consistency == DCMF_WEAK_CONSISTENCY);
-    unsigned flags = EMU_F_LOCAL_CQ;
+    /* the remote completion frees the FIFO slot, so it is always asked for */
+    unsigned flags = EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ;
     r->pending = EMU_DONE_LOCAL;
-    if (r->kind == DCMFL_R_PUT && r->ack.function) {
-        flags |= EMU_F_REMOTE_CQ;
+    if (r->kind == DCMFL_R_PUT && r->ack.function)
         r->pending |= EMU_DONE_REMOTE;
-    }
     r->active = 1;
-    dcmfl_fifo_take(r);
-    int rc;
-    if (relaxed && r->bytes > DCMFX_PACKET)
-        rc = post_relaxed(r, r->kind == DCMFL_R_PUT ? EMU_OP_WRITE : EMU_OP_READ, flags);
+    uint64_t cookie = dcmfl_fifo_take(r);
+    int rc = -ENOMEM;
+    if (!cookie)
+        ;
+    else if (relaxed && r->bytes > DCMFX_PACKET)
+        rc = post_relaxed(r, r->kind == DCMFL_R_PUT ? EMU_OP_WRITE : EMU_OP_READ, flags, cookie);
     else if (r->kind == DCMFL_R_PUT)
         rc = emunic_write(r->rank, r->key, r->raddr, (const void *)(uintptr_t)r->laddr, r->bytes,
-                          flags | (relaxed ? EMU_F_UNORDERED : 0), (uint64_t)(uintptr_t)r, 0);
+                          flags | (relaxed ? EMU_F_UNORDERED : 0), cookie, 0);
     else
         rc = emunic_read(r->rank, r->key, r->raddr, (void *)(uintptr_t)r->laddr, r->bytes,
-                         flags | (relaxed ? EMU_F_UNORDERED : 0), (uint64_t)(uintptr_t)r);
+                         flags | (relaxed ? EMU_F_UNORDERED : 0), cookie);
     if (rc)
-        dcmfl_fifo_undo(r);
+        dcmfl_fifo_undo(r, cookie);
     return dcmfl_post_result(fn, rc);
 }
 

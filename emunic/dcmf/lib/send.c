@@ -3,6 +3,7 @@
  * packet (always for 0 bytes) and through the long callback otherwise,
  * which names the buffer the NIC then pulls the payload into. Control is a
  * one-packet message that does not keep order with anything. */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,17 +59,18 @@ DCMF_Result dcmfl_internal_register(DCMF_Protocol_t *registration, DCMF_Send_Con
 
 DCMF_Result dcmfl_post_send(const char *fn, struct dcmfl_req *r)
 {
-    unsigned flags = EMU_F_LOCAL_CQ;
+    unsigned flags = EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ; /* remote: frees the FIFO slot */
     if (r->consistency == DCMF_RELAXED_CONSISTENCY || r->consistency == DCMF_WEAK_CONSISTENCY)
         flags |= EMU_F_UNORDERED;
     r->pending = EMU_DONE_LOCAL;
     r->active = 1;
-    dcmfl_fifo_take(r);
-    int rc = emunic_am_send(r->rank, DCMFL_AM_ID(r->proto->space, r->proto->id), r->msginfo,
-                            (size_t)r->count * sizeof(DCQuad), (const void *)(uintptr_t)r->laddr,
-                            r->bytes, flags, (uint64_t)(uintptr_t)r);
+    uint64_t cookie = dcmfl_fifo_take(r);
+    int rc = !cookie ? -ENOMEM
+                     : emunic_am_send(r->rank, DCMFL_AM_ID(r->proto->space, r->proto->id), r->msginfo,
+                                      (size_t)r->count * sizeof(DCQuad),
+                                      (const void *)(uintptr_t)r->laddr, r->bytes, flags, cookie);
     if (rc)
-        dcmfl_fifo_undo(r);
+        dcmfl_fifo_undo(r, cookie);
     return dcmfl_post_result(fn, rc);
 }
 
