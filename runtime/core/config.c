@@ -83,6 +83,7 @@ static int choice(const char *name, int def, const char *const *names, int n)
 }
 
 static const char *const order_names[] = {"strict", "partial", "unordered"};
+static const char *const allfence_names[] = {"touched", "all"};
 static const char *const path_names[] = {"auto", "rdma", "nic", "helper", "source"};
 /* source-driven is a protocol for accumulate only */
 static const char *const path_names_noacc[] = {"auto", "rdma", "nic", "helper", NULL};
@@ -97,6 +98,7 @@ void armcii_config_load(void)
     c->helper = boolean("ARMCI_HELPER", 1);
     c->helper_bind = boolean("ARMCI_HELPER_BIND", 1);
     c->order = choice("ARMCI_ORDER", ARMCII_ORDER_STRICT, order_names, 3);
+    c->allfence = choice("ARMCI_ALLFENCE", ARMCII_ALLFENCE_TOUCHED, allfence_names, 2);
     c->conflict = boolean("ARMCI_CONFLICT_TRACKING", 1);
     c->acc_path = choice("ARMCI_ACC", ARMCII_PATH_AUTO, path_names, 5);
     c->rmw_path = choice("ARMCI_RMW", ARMCII_PATH_AUTO, path_names_noacc, 5);
@@ -127,12 +129,14 @@ void armcii_config_print(const char *device, int nproc, int nnodes)
 {
     const struct armcii_config *c = &armcii_cfg;
     printf("ARMCI on emunic: device %s, %d ranks on %d nodes\n"
-           "  ARMCI_HELPER=%d ARMCI_HELPER_BIND=%d ARMCI_ORDER=%s ARMCI_CONFLICT_TRACKING=%d\n"
+           "  ARMCI_HELPER=%d ARMCI_HELPER_BIND=%d ARMCI_ORDER=%s ARMCI_CONFLICT_TRACKING=%d "
+           "ARMCI_ALLFENCE=%s\n"
            "  ARMCI_ACC=%s ARMCI_RMW=%s ARMCI_NONCONTIG=%s ARMCI_NONCONTIG_RDMA_MIN=%zu\n"
            "  ARMCI_BUFS=%d ARMCI_BUF_SIZE=%zu ARMCI_FLOW_INTIMATION=%d ARMCI_SPARE_BUFS=%d "
            "ARMCI_SPARE_SIZE=%zu ARMCI_ACK_COALESCE=%d\n"
            "  ARMCI_SHM=%d ARMCI_HANDOFF=%d ARMCI_HANDOFF_BUFS=%d ARMCI_HANDOFF_SIZE=%zu\n",
            device, nproc, nnodes, c->helper, c->helper_bind, order_names[c->order], c->conflict,
+           allfence_names[c->allfence],
            path_names[c->acc_path], path_names[c->rmw_path], path_names[c->noncontig_path],
            c->noncontig_rdma_min, c->bufs, c->buf_size, c->intimation, c->spare_bufs,
            c->spare_size, c->coalesce, c->shm, c->handoff, c->handoff_bufs, c->handoff_size);

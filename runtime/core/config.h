@@ -5,6 +5,9 @@
 #include <stddef.h>
 
 enum armcii_order { ARMCII_ORDER_STRICT, ARMCII_ORDER_PARTIAL, ARMCII_ORDER_UNORDERED };
+/* AllFence: flush the targets written since the last fence ([OSPRI]), or
+ * every rank whatever was written (ARMCI's generic AllFence). */
+enum armcii_allfence { ARMCII_ALLFENCE_TOUCHED, ARMCII_ALLFENCE_ALL };
 /* SOURCE: accumulate only -- the origin gets, adds and puts back under a
  * lock (source-driven), where HELPER is the target-driven protocol. */
 enum armcii_path { ARMCII_PATH_AUTO, ARMCII_PATH_RDMA, ARMCII_PATH_NIC, ARMCII_PATH_HELPER,
@@ -13,10 +16,11 @@ enum armcii_path { ARMCII_PATH_AUTO, ARMCII_PATH_RDMA, ARMCII_PATH_NIC, ARMCII_P
 struct armcii_config {
     int verbose;          /* ARMCI_VERBOSE: print the configuration (rank 0) */
     int stats;            /* ARMCI_STATS: each rank prints its protocol counters at finalize */
-    const char *device;   /* ARMCI_DEVICE: portals | auto */
+    const char *device;   /* ARMCI_DEVICE: portals | dcmf | auto */
     int helper;           /* ARMCI_HELPER: one communication helper per node */
     int helper_bind;      /* ARMCI_HELPER_BIND: move the helper to an idle core */
     int order;            /* ARMCI_ORDER: strict | partial | unordered */
+    int allfence;         /* ARMCI_ALLFENCE: touched | all */
     int conflict;         /* ARMCI_CONFLICT_TRACKING: per-region read/write state */
     int acc_path;         /* ARMCI_ACC: helper | nic | source | auto */
     int rmw_path;         /* ARMCI_RMW: nic | helper | auto */

@@ -88,4 +88,5 @@ struct armci_device {
 };
 
 extern const struct armci_device armcii_dev_portals;
+extern const struct armci_device armcii_dev_dcmf;
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "armcii.h"
 #include "chan.h"
+#include "emunic/emunic.h"
 #include "coll.h"
 #include "config.h"
 #include "mem.h"
@@ -18,7 +19,8 @@
 #include "xfer.h"
 
 const struct armci_device *armcii_dev;
-static const struct armci_device *const devices[] = {&armcii_dev_portals};
+static const struct armci_device *const devices[] = {&armcii_dev_portals, &armcii_dev_dcmf};
+#define NDEVICES (sizeof devices / sizeof *devices)
 
 static int initialized;
 static struct adev_job job;
@@ -142,6 +144,50 @@ static void heap_release(void *p)
     armcii_mem_free(p, ARMCII_MEM_HEAP);
 }
 
+static int own_emunic; /* ARMCI_Init attached the rank to emunic */
+
+/* The device for the job's NIC (ARMCI_DEVICE=auto), or the one named,
+ * which must then be the job's. Before any device is up: a failure here
+ * ends the process with one line. */
+static const struct armci_device *choose_device(void)
+{
+    static char names[64];
+    names[0] = '\0';
+    for (size_t i = 0; i < NDEVICES; i++)
+        snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                 devices[i]->name);
+    /* kept until ARMCI_Finalize: letting go now would detach the rank
+     * (and mark it finished) before the device attaches it again */
+    int e = 0;
+    if (!emunic_initialized() && (e = emunic_init()) == 0)
+        own_emunic = 1;
+    if (e) {
+        fprintf(stderr, "ARMCI_Error: ARMCI_Init: not an emunic job (%s); start the program with "
+                "emunic-run --nic <%s>\n", strerror(-e), names);
+        exit(1);
+    }
+    const char *nic = emunic_nic_name(), *want = armcii_cfg.device;
+    int automatic = !strcmp(want, "auto");
+    for (size_t i = 0; i < NDEVICES; i++) {
+        if (strcmp(devices[i]->name, automatic ? nic : want))
+            continue;
+        if (strcmp(devices[i]->name, nic)) {
+            fprintf(stderr, "ARMCI_Error: ARMCI_Init: ARMCI_DEVICE=%s, but this job's NIC is %s "
+                    "(set ARMCI_DEVICE=%s or auto, or start the job with emunic-run --nic %s)\n",
+                    want, nic, nic, want);
+            exit(1);
+        }
+        return devices[i];
+    }
+    if (automatic)
+        fprintf(stderr, "ARMCI_Error: ARMCI_Init: this job's NIC is %s and the runtime has no "
+                "device for it (devices: %s)\n", nic, names);
+    else
+        fprintf(stderr, "ARMCI_Error: ARMCI_Init: ARMCI_DEVICE=%s is not a device (devices: %s, "
+                "or auto)\n", want, names);
+    exit(1);
+}
+
 int ARMCI_Init(void)
 {
     if (initialized++)
@@ -150,17 +196,12 @@ int ARMCI_Init(void)
     static const struct adev_handlers h = {on_small, on_notify};
     job.alloc = heap_alloc;
     job.release = heap_release;
-    int rc = -ENODEV;
-    for (size_t i = 0; i < sizeof devices / sizeof *devices && rc == -ENODEV; i++) {
-        if (strcmp(armcii_cfg.device, "auto") && strcmp(armcii_cfg.device, devices[i]->name))
-            continue;
-        armcii_dev = devices[i];
-        rc = armcii_dev->init(&job, &h, armcii_cfg.helper);
-    }
+    armcii_dev = choose_device();
+    int rc = armcii_dev->init(&job, &h, armcii_cfg.helper);
     if (rc) {
         initialized = 0;
-        fprintf(stderr, "ARMCI_Error: ARMCI_Init: no network device (ARMCI_DEVICE=%s) could start "
-                "(%d); run under emunic-run --nic portals\n", armcii_cfg.device, rc);
+        fprintf(stderr, "ARMCI_Error: ARMCI_Init: the %s device could not start (%d)\n",
+                armcii_dev->name, rc);
         exit(1);
     }
     armcii_config_check();
@@ -243,6 +284,10 @@ int ARMCI_Finalize(void)
     armcii_p2p_finalize();
     armcii_mem_finalize();
     armcii_dev->finalize();
+    if (own_emunic) {
+        emunic_finalize();
+        own_emunic = 0;
+    }
     armcii_order_finalize();
     armcii_ops_finalize();
     free(node_first);

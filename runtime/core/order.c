@@ -139,15 +139,22 @@ void ARMCI_Fence(int proc)
     armcii_fence(proc);
 }
 
-/* All flush-puts go out at once, then all server flushes; one wait. */
+/* All flush-puts go out at once, then all server flushes; one wait. Only
+ * to the targets written since their last fence ([OSPRI]), unless
+ * ARMCI_ALLFENCE=all: then every rank gets a flush-put, written to or
+ * not, as ARMCI's generic AllFence does (the baseline it is measured
+ * against). */
 void ARMCI_AllFence(void)
 {
     armcii_need_init("ARMCI_AllFence");
     int n = armcii_nproc();
+    int all = armcii_cfg.allfence == ARMCII_ALLFENCE_ALL;
     ARMCI_WaitAll();
     struct armcii_req r = {0};
     for (int p = 0; p < n; p++) {
-        if (!(tstate[p] & ARMCII_DIRTY_RDMA) || !needs_flush_put(p))
+        if (all)
+            unacked[p] = 0;
+        else if (!(tstate[p] & ARMCII_DIRTY_RDMA) || !needs_flush_put(p))
             continue;
         struct armcii_cmpl *c = armcii_cmpl_new(&r);
         ARMCII_POST("ARMCI_AllFence", armcii_dev->put(ADEV_CTX_RANK, p, NULL, NULL, 0, NULL, &c->c));

@@ -42,9 +42,10 @@ int ARMCI_Rmw(int op, void *ploc, void *prem, int extra, int proc)
     long operand = fadd ? (long)extra : is_long ? *(long *)ploc : (long)*(int *)ploc;
     int amo = armcii_dev->caps & ADEV_CAP_AMO;
     int srv_ok = seg->kind == ARMCII_MEM_HEAP || armcii_server_of(proc) == proc;
-    int use_srv = armcii_cfg.rmw_path == ARMCII_PATH_HELPER ? srv_ok || !amo
-                : armcii_cfg.rmw_path == ARMCII_PATH_NIC ? !amo
-                : !amo; /* auto: the NIC's atomics when there are any */
+    /* auto and nic: the NIC's atomics when there are any. Memory the
+     * server cannot reach goes to the device's amo() even without them
+     * (a device then has the target run it), as accumulates do. */
+    int use_srv = srv_ok && (armcii_cfg.rmw_path == ARMCII_PATH_HELPER || !amo);
     long old;
     armcii_order_before(proc, seg, ARMCII_OP_RMW, use_srv ? ARMCII_SRV : ARMCII_RDMA);
     if (use_srv) {

@@ -10,13 +10,19 @@ endforeach()
 # test_groups also drives coll.h's non-blocking collectives directly.
 target_include_directories(test_groups PRIVATE ${PROJECT_SOURCE_DIR}/runtime/core)
 
+# armci_msg_job_test(PROG NODES RANKS TIMEOUT [NIC nic] [TAG _suffix] [ENV...])
 function(armci_msg_job_test prog nodes ranks timeout)
-  set(name runtime.${prog}_${nodes}x${ranks})
+  cmake_parse_arguments(B "" "TAG" "" ${ARGN})
+  armci_nic_args(nic prefix env ${B_UNPARSED_ARGUMENTS})
+  set(name ${prefix}${prog}_${nodes}x${ranks}${B_TAG})
   add_test(NAME ${name}
-           COMMAND $<TARGET_FILE:emunic-run> -N ${nodes} -n ${ranks} --nic portals
+           COMMAND $<TARGET_FILE:emunic-run> -N ${nodes} -n ${ranks} --nic ${nic}
                    --timeout ${timeout} -- $<TARGET_FILE:${prog}>)
   math(EXPR ctest_timeout "${timeout} + 30")
   set_tests_properties(${name} PROPERTIES LABELS "job" TIMEOUT ${ctest_timeout})
+  if(env)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${env}")
+  endif()
 endfunction()
 
 foreach(prog test_msg test_groups)
@@ -27,7 +33,9 @@ foreach(prog test_msg test_groups)
 endforeach()
 
 function(armci_msg_err_test prog case nodes ranks expect)
-  armci_err_test(runtime.${prog}_err_${case} ${prog} "err;${case}" ${nodes} ${ranks} "${expect}")
+  armci_nic_args(nic prefix env ${ARGN})
+  armci_err_test(${prefix}${prog}_err_${case} ${prog} "err;${case}" ${nodes} ${ranks} "${expect}"
+                 NIC ${nic} ${env})
 endfunction()
 
 armci_msg_err_test(test_msg rcv_overflow 1 2

@@ -2,12 +2,14 @@
 add_executable(test_rma_smoke ${CMAKE_CURRENT_LIST_DIR}/test_rma_smoke.c)
 target_link_libraries(test_rma_smoke PRIVATE armci)
 
+# armci_rma_test(NAME NODES RANKS [NIC nic] [ENV...])
 function(armci_rma_test name nodes ranks)
-  set(t runtime.rma_${name}_${nodes}x${ranks})
+  armci_nic_args(nic prefix env ${ARGN})
+  set(t ${prefix}rma_${name}_${nodes}x${ranks})
   add_test(NAME ${t}
-           COMMAND $<TARGET_FILE:emunic-run> -N ${nodes} -n ${ranks} --nic portals --timeout 120
+           COMMAND $<TARGET_FILE:emunic-run> -N ${nodes} -n ${ranks} --nic ${nic} --timeout 120
                    -- $<TARGET_FILE:test_rma_smoke>)
-  set_tests_properties(${t} PROPERTIES LABELS job TIMEOUT 150 ENVIRONMENT "${ARGN}")
+  set_tests_properties(${t} PROPERTIES LABELS job TIMEOUT 150 ENVIRONMENT "${env}")
 endfunction()
 
 armci_rma_test(default 2 2)

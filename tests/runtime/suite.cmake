@@ -11,10 +11,12 @@ foreach(prog test_strided test_sync test_errors)
 endforeach()
 
 # runtime.<what>_<name>_<nodes>x<ranks>; the environment (ARMCI_* options)
-# follows the layout. 16-rank jobs get more time: on a 2-core machine (and
-# under the sanitizers) they are the slow ones.
+# follows the layout, with NIC <nic> among it for another NIC. 16-rank jobs
+# get more time: on a 2-core machine (and under the sanitizers) they are
+# the slow ones.
 function(armci_suite_job_test what name nodes ranks)
-  set(t runtime.${what}_${name}_${nodes}x${ranks})
+  armci_nic_args(nic prefix env ${ARGN})
+  set(t ${prefix}${what}_${name}_${nodes}x${ranks})
   math(EXPR nranks "${nodes} * ${ranks}")
   if(nranks GREATER 8)
     set(limit 240)
@@ -23,11 +25,11 @@ function(armci_suite_job_test what name nodes ranks)
   endif()
   math(EXPR ctest_limit "${limit} + 30")
   add_test(NAME ${t}
-           COMMAND $<TARGET_FILE:emunic-run> -N ${nodes} -n ${ranks} --nic portals
+           COMMAND $<TARGET_FILE:emunic-run> -N ${nodes} -n ${ranks} --nic ${nic}
                    --timeout ${limit} -- $<TARGET_FILE:test_${what}>)
   set_tests_properties(${t} PROPERTIES LABELS job TIMEOUT ${ctest_limit})
-  if(ARGN)
-    set_tests_properties(${t} PROPERTIES ENVIRONMENT "${ARGN}")
+  if(env)
+    set_tests_properties(${t} PROPERTIES ENVIRONMENT "${env}")
   endif()
 endfunction()
 
@@ -67,8 +69,9 @@ endforeach()
 
 # runtime.errors_<case>: expect is the message after "ARMCI_Error: rank R: ".
 function(armci_suite_err_test case nodes ranks expect)
-  armci_err_test(runtime.errors_${case} test_errors ${case} ${nodes} ${ranks}
-                 "ARMCI_Error: rank [0-9]+: ${expect}" ${ARGN})
+  armci_nic_args(nic prefix env ${ARGN})
+  armci_err_test(${prefix}errors_${case} test_errors ${case} ${nodes} ${ranks}
+                 "ARMCI_Error: rank [0-9]+: ${expect}" NIC ${nic} ${env})
 endfunction()
 
 set(P "0x[0-9a-f]+")
