@@ -110,10 +110,6 @@ static int dcmfn_progress(struct emu_nic *nic, void *state)
             pp = &it->next;
         }
     }
-    /* the lane keeps the daemon from sleeping; yield so that a rank
-     * sharing this CPU can post the traffic that is meant to overtake */
-    if (sent)
-        sched_yield();
     return sent;
 }
 
