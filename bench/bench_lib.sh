@@ -52,3 +52,37 @@ bench_quiet() {
         load=$(bench_busy)
     done
 }
+
+# One benchmark job: $1 output stem (NAME.runK), rest the command; its
+# CSV goes to $out/NAME.runK.csv. The log starts with the host's load, so
+# a noisy run can be told from a quiet one, and the variables matching
+# $bench_env (a grep pattern) that set the run up. Callers set $out,
+# $bench_name and $bench_env.
+bench_one() {
+    stem=$1
+    shift
+    bench_quiet
+    echo "== $stem (host ${load}% busy, load $(cut -d' ' -f1-3 /proc/loadavg)): $*" >&2
+    {
+        echo "# host ${load}% busy before the run; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+        echo "# env: $(env | grep "$bench_env" | sort | tr '\n' ' ')"
+        echo "# cmd: $*"
+    } >"$out/$stem.log"
+    if ! timeout 900 "$@" >"$out/$stem.csv" 2>>"$out/$stem.log"; then
+        echo "$bench_name: $stem failed; see $out/$stem.log" >&2
+        tail -n 5 "$out/$stem.log" >&2
+        exit 1
+    fi
+}
+
+# Median over the $runs run files of one configuration: $1 NAME.
+bench_merge() {
+    files=""
+    k=1
+    while [ "$k" -le "$runs" ]; do
+        files="$files $out/$1.run$k.csv"
+        k=$((k + 1))
+    done
+    # shellcheck disable=SC2086
+    awk -f "$src/bench/median_runs.awk" $files >"$out/$1.csv"
+}

@@ -83,36 +83,10 @@ fi
 quiet_wait=${QUIET_WAIT:-120}
 
 
-# One job: $1 output stem (NAME.runK), rest the command. The log starts
-# with the host's load, so a noisy run can be told from a quiet one.
-one() {
-    stem=$1
-    shift
-    bench_quiet
-    echo "== $stem (host ${load}% busy, load $(cut -d' ' -f1-3 /proc/loadavg)): $*" >&2
-    {
-        echo "# host ${load}% busy before the run; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
-        echo "# env: $(env | grep '^ARMCI_' | sort | tr '\n' ' ')"
-        echo "# cmd: $*"
-    } >"$out/$stem.log"
-    if ! timeout 900 "$@" >"$out/$stem.csv" 2>>"$out/$stem.log"; then
-        echo "run_armci.sh: $stem failed; see $out/$stem.log" >&2
-        tail -n 5 "$out/$stem.log" >&2
-        exit 1
-    fi
-}
-
-# Median over run files of one benchmark: $1 NAME.
-merge() {
-    files=""
-    k=1
-    while [ "$k" -le "$runs" ]; do
-        files="$files $out/$1.run$k.csv"
-        k=$((k + 1))
-    done
-    # shellcheck disable=SC2086
-    awk -f "$src/bench/median_runs.awk" $files >"$out/$1.csv"
-}
+bench_name=run_armci.sh
+bench_env='^ARMCI_'
+one() { bench_one "$@"; }
+merge() { bench_merge "$@"; }
 
 # ---- armci_perf, each run between two raw Portals runs ----
 k=1

@@ -90,36 +90,10 @@ fi
 quiet_wait=${QUIET_WAIT:-120}
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
-# One job: $1 output stem (NAME.runK), rest the command. The log starts
-# with the host's load, so a noisy run can be told from a quiet one.
-one() {
-    stem=$1
-    shift
-    bench_quiet
-    echo "== $stem (host ${load}% busy, load $(cut -d' ' -f1-3 /proc/loadavg)): $*" >&2
-    {
-        echo "# host ${load}% busy before the run; loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
-        echo "# env: $(env | grep '^EMUNIC_DCMF_' | sort | tr '\n' ' ')"
-        echo "# cmd: $*"
-    } >"$out/$stem.log"
-    if ! timeout 900 "$@" >"$out/$stem.csv" 2>>"$out/$stem.log"; then
-        echo "run_dcmf.sh: $stem failed; see $out/$stem.log" >&2
-        tail -n 5 "$out/$stem.log" >&2
-        exit 1
-    fi
-}
-
-# Median over the run files of one configuration: $1 NAME.
-merge() {
-    files=""
-    k=1
-    while [ "$k" -le "$runs" ]; do
-        files="$files $out/$1.run$k.csv"
-        k=$((k + 1))
-    done
-    # shellcheck disable=SC2086
-    awk -f "$src/bench/median_runs.awk" $files >"$out/$1.csv"
-}
+bench_name=run_dcmf.sh
+bench_env='^EMUNIC_DCMF_'
+one() { bench_one "$@"; }
+merge() { bench_merge "$@"; }
 
 # ---- the runs ----
 # emunic-run's options for a layout NxR: -N N -n R

@@ -13,32 +13,7 @@
 #include <dcmf.h>
 #include <dcmf_globalcollectives.h>
 
-static size_t me, np;
-
-#define FAIL(...)                                                               \
-    do {                                                                        \
-        fprintf(stderr, "FAIL rank %zu line %d: ", me, __LINE__);               \
-        fprintf(stderr, __VA_ARGS__);                                           \
-        fputc('\n', stderr);                                                    \
-        exit(1);                                                                \
-    } while (0)
-
-static void done_cb(void *cd, DCMF_Error_t *e)
-{
-    if (e)
-        FAIL("collective completed with error %d", e->result);
-    (*(volatile int *)cd)++;
-}
-
-static void wait_for(volatile int *flag, int target)
-{
-    double end = DCMF_Timer() + 60;
-    while (*flag < target) {
-        DCMF_Messager_advance();
-        if (DCMF_Timer() > end)
-            FAIL("timeout waiting for a collective");
-    }
-}
+#include "coll_test.h"
 
 /* ---- the reference: an element as numbers ---- */
 
@@ -336,7 +311,7 @@ static void run_pair(int op, int dt, size_t count, char *sbuf, char *rbuf, char 
     unsigned salt = ++salt_ctr;
     size_t es = dt_size(dt);
     DCMF_Request_t req;
-    DCMF_Callback_t cb = {done_cb, (void *)&ndone};
+    DCMF_Callback_t cb = {coll_count_done, (void *)&ndone};
     int inplace = count % 2 == 1;
 
     /* allreduce: root -1 (NOOP: rank 0's input) */
@@ -349,7 +324,7 @@ static void run_pair(int op, int dt, size_t count, char *sbuf, char *rbuf, char 
     if (DCMF_GlobalAllreduce(&arp, &req, cb, cons[salt % 4], -1, sbuf, out, (unsigned)count,
                              (DCMF_Dt)dt, (DCMF_Op)op) != DCMF_SUCCESS)
         FAIL("allreduce op %d dt %d count %zu refused", op, dt, count);
-    wait_for(&ndone, target);
+    coll_wait_count(&ndone, target);
     check_bytes(inplace ? "allreduce (in place)" : "allreduce", op, dt, count, out, ref);
 
     /* reduce to a root that moves with the pair */
@@ -361,7 +336,7 @@ static void run_pair(int op, int dt, size_t count, char *sbuf, char *rbuf, char 
     if (DCMF_GlobalAllreduce(&arp, &req, cb, DCMF_MATCH_CONSISTENCY, (int)root, sbuf, rbuf,
                              (unsigned)count, (DCMF_Dt)dt, (DCMF_Op)op) != DCMF_SUCCESS)
         FAIL("reduce op %d dt %d count %zu refused", op, dt, count);
-    wait_for(&ndone, target);
+    coll_wait_count(&ndone, target);
     if (me == root) {
         check_bytes("reduce", op, dt, count, rbuf, ref);
     } else {

@@ -18,32 +18,7 @@
 #include <dcmf.h>
 #include <dcmf_globalcollectives.h>
 
-static size_t me, np;
-
-#define FAIL(...)                                                               \
-    do {                                                                        \
-        fprintf(stderr, "FAIL rank %zu line %d: ", me, __LINE__);               \
-        fprintf(stderr, __VA_ARGS__);                                           \
-        fputc('\n', stderr);                                                    \
-        exit(1);                                                                \
-    } while (0)
-
-static void done_cb(void *cd, DCMF_Error_t *e)
-{
-    if (e)
-        FAIL("collective completed with error %d", e->result);
-    (*(volatile int *)cd)++;
-}
-
-static void wait_for(volatile int *flag, int target)
-{
-    double end = DCMF_Timer() + 60;
-    while (*flag < target) {
-        DCMF_Messager_advance();
-        if (DCMF_Timer() > end)
-            FAIL("timeout waiting for a collective (%d of %d done)", *flag, target);
-    }
-}
+#include "coll_test.h"
 
 static void sleep_ms(double ms)
 {
@@ -54,7 +29,7 @@ static void sleep_ms(double ms)
 static DCMF_Protocol_t barp, gibarp, bcp, arp;
 static volatile int ndone;
 
-#define CB ((DCMF_Callback_t){done_cb, (void *)&ndone})
+#define CB ((DCMF_Callback_t){coll_count_done, (void *)&ndone})
 
 /* Start a collective: its callback must not run inside the call. */
 #define START(call)                                                             \
@@ -74,7 +49,7 @@ static double allreduce_double(double v, DCMF_Op op)
     int t = ndone + 1;
     START(DCMF_GlobalAllreduce(&arp, &req, CB, DCMF_MATCH_CONSISTENCY, -1, (char *)&v, (char *)&out,
                                1, DCMF_DOUBLE, op));
-    wait_for(&ndone, t);
+    coll_wait_count(&ndone, t);
     return out;
 }
 
@@ -86,7 +61,7 @@ static void barrier_semantics(void)
         double in = DCMF_Timer();
         int t = ndone + 1;
         START(DCMF_GlobalBarrier(rep ? &gibarp : &barp, &req, CB));
-        wait_for(&ndone, t);
+        coll_wait_count(&ndone, t);
         double out = DCMF_Timer();
         double last_in = allreduce_double(in, DCMF_MAX), first_out = allreduce_double(out, DCMF_MIN);
         if (first_out < last_in)
@@ -119,7 +94,7 @@ static void bcast_all(int quick)
             int t = ndone + 1;
             START(DCMF_GlobalBcast(&bcp, &req, CB, k % 2 ? DCMF_RELAXED_CONSISTENCY : DCMF_MATCH_CONSISTENCY,
                                    (unsigned)root, buf, (unsigned)size));
-            wait_for(&ndone, t);
+            coll_wait_count(&ndone, t);
             for (size_t i = 0; i < size; i++)
                 if ((unsigned char)buf[i] != pat(root, size, i))
                     FAIL("bcast root %zu size %zu: byte %zu is %02x, expected %02x", root, size, i,
@@ -146,7 +121,7 @@ static void back_to_back(int iters)
         DCMF_Request_t r1, r2;
         int t = ndone + 1;
         START(DCMF_GlobalBcast(&bcp, &r1, CB, DCMF_MATCH_CONSISTENCY, (unsigned)root, buf, sizeof buf));
-        wait_for(&ndone, t);
+        coll_wait_count(&ndone, t);
         for (size_t i = 0; i < sizeof buf; i++)
             if (buf[i] != (char)(i + (size_t)it))
                 FAIL("back-to-back bcast %d: byte %zu wrong", it, i);
@@ -155,7 +130,7 @@ static void back_to_back(int iters)
         t = ndone + 1;
         START(DCMF_GlobalAllreduce(&arp, &r2, CB, DCMF_MATCH_CONSISTENCY, -1, (char *)v, (char *)out, 3,
                                    DCMF_SIGNED_INT, DCMF_SUM));
-        wait_for(&ndone, t);
+        coll_wait_count(&ndone, t);
         for (int k = 0; k < 3; k++) {
             int want = (int)(np * (np - 1) / 2) * (k + 1) + it * (int)np;
             if (out[k] != want)
@@ -194,7 +169,7 @@ static void overlapped(int quick)
         }
     }
     START(DCMF_GlobalBarrier(&gibarp, &rbar[1], CB));
-    wait_for(&ndone, t);
+    coll_wait_count(&ndone, t);
     for (int k = 0; k < NB; k++) {
         for (size_t i = 0; i < len[k]; i++)
             if (b[k][i] != (char)(i * 3 + (size_t)k))
@@ -236,7 +211,7 @@ static void chained(void)
                              DCMF_MATCH_CONSISTENCY, -1, (char *)&chain_in, (char *)&chain_out, 1,
                              DCMF_SIGNED_INT, DCMF_SUM) != DCMF_SUCCESS)
         FAIL("chained allreduce refused");
-    wait_for(&chain_n, CHAIN);
+    coll_wait_count(&chain_n, CHAIN);
 }
 
 int main(int argc, char **argv)
@@ -261,7 +236,7 @@ int main(int argc, char **argv)
         FAIL("register");
     DCMF_Request_t first;
     START(DCMF_GlobalBarrier(&barp, &first, CB));
-    wait_for(&ndone, 1);
+    coll_wait_count(&ndone, 1);
     barrier_semantics();
     bcast_all(quick);
     back_to_back(quick ? 40 : 200);

@@ -13,15 +13,9 @@
 #include <dcmf.h>
 #include <dcmf_collectives.h>
 
-static size_t me, np, per_node;
+#include "coll_test.h"
+static size_t per_node;
 
-#define FAIL(...)                                                               \
-    do {                                                                        \
-        fprintf(stderr, "FAIL rank %zu line %d: ", me, __LINE__);               \
-        fprintf(stderr, __VA_ARGS__);                                           \
-        fputc('\n', stderr);                                                    \
-        exit(1);                                                                \
-    } while (0)
 #define OK(call)                                                                \
     do {                                                                        \
         DCMF_Result rc_ = (call);                                               \

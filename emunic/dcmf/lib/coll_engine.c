@@ -491,3 +491,20 @@ void coll_engine_fini(void)
      * writing their buffers until the rank has finalized. */
     memset(coll_global.seq, 0, sizeof coll_global.seq);
 }
+
+DCMF_Result coll_end(DCMF_Result rc)
+{
+    coll_leave();
+    dcmfl_unlock();
+    return rc;
+}
+
+DCMF_Result coll_launch(const char *fn, struct coll_inst *in, DCMF_Result setup)
+{
+    if (setup != DCMF_SUCCESS) {
+        coll_inst_free(in);
+        return dcmfl_fail(DCMF_ERROR, fn, "out of memory");
+    }
+    coll_start(in);
+    return DCMF_SUCCESS;
+}

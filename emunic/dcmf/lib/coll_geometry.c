@@ -353,23 +353,6 @@ static DCMF_Result geo_begin(const char *fn, DCMF_Geometry_t *geometry, DCMF_Con
     return DCMF_SUCCESS;
 }
 
-static DCMF_Result geo_end(DCMF_Result rc)
-{
-    coll_leave();
-    dcmfl_unlock();
-    return rc;
-}
-
-static DCMF_Result geo_launch(const char *fn, struct coll_inst *in, DCMF_Result setup)
-{
-    if (setup != DCMF_SUCCESS) {
-        coll_inst_free(in);
-        return dcmfl_fail(DCMF_ERROR, fn, "out of memory");
-    }
-    coll_start(in);
-    return DCMF_SUCCESS;
-}
-
 /* The protocol, checked for its kind and against the geometry. */
 static DCMF_Result usable(const char *fn, DCMF_CollectiveProtocol_t *registration,
                           enum cproto_kind kind, struct coll_group *g)
@@ -396,12 +379,12 @@ DCMF_Result DCMF_Barrier(DCMF_Geometry_t *geometry, DCMF_Callback_t cb_done, DCM
         found = p->magic == CPROTO_MAGIC && p->kind == CP_BARRIER && analyze(g, p);
     }
     if (!found)
-        return geo_end(dcmfl_fail(DCMF_INVAL, fn, "none of geometry %u's %u barrier protocols can run on it",
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "none of geometry %u's %u barrier protocols can run on it",
                                   g->id, g->nbar));
     struct coll_inst *in = coll_inst_new(g, CK_BARRIER, cb_done, consistency, NULL);
     if (!in)
-        return geo_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
-    return geo_end(geo_launch(fn, in, coll_setup_barrier(in)));
+        return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
+    return coll_end(coll_launch(fn, in, coll_setup_barrier(in)));
 }
 
 DCMF_Result DCMF_Allreduce(DCMF_CollectiveProtocol_t *registration, DCMF_CollectiveRequest_t *request,
@@ -417,14 +400,14 @@ DCMF_Result DCMF_Allreduce(DCMF_CollectiveProtocol_t *registration, DCMF_Collect
     if ((rc = usable(fn, registration, CP_ALLREDUCE, g)) != DCMF_SUCCESS ||
         (rc = coll_check_request(fn, request)) != DCMF_SUCCESS ||
         (rc = coll_check_op(fn, op, dt)) != DCMF_SUCCESS)
-        return geo_end(rc);
+        return coll_end(rc);
     if (count && (!sbuffer || !rbuffer))
-        return geo_end(dcmfl_fail(DCMF_INVAL, fn, "%s is NULL with count %u",
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "%s is NULL with count %u",
                                   sbuffer ? "rbuffer" : "sbuffer", count));
     struct coll_inst *in = coll_inst_new(g, CK_ALLREDUCE, cb_done, consistency, request);
     if (!in)
-        return geo_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
-    return geo_end(geo_launch(fn, in, coll_setup_reduce(in, 0, sbuffer, rbuffer, count, dt, op, 1)));
+        return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
+    return coll_end(coll_launch(fn, in, coll_setup_reduce(in, 0, sbuffer, rbuffer, count, dt, op, 1)));
 }
 
 DCMF_Result DCMF_Broadcast(DCMF_CollectiveProtocol_t *registration, DCMF_CollectiveRequest_t *request,
@@ -438,17 +421,17 @@ DCMF_Result DCMF_Broadcast(DCMF_CollectiveProtocol_t *registration, DCMF_Collect
         return rc;
     if ((rc = usable(fn, registration, CP_BROADCAST, g)) != DCMF_SUCCESS ||
         (rc = coll_check_request(fn, request)) != DCMF_SUCCESS)
-        return geo_end(rc);
+        return coll_end(rc);
     uint32_t rm = g->n; /* root is a rank; the tree needs its member index */
     for (uint32_t i = 0; i < g->n; i++)
         if (g->ranks[i] == root)
             rm = i;
     if (rm == g->n)
-        return geo_end(dcmfl_fail(DCMF_INVAL, fn, "root rank %u is not in geometry %u", root, g->id));
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "root rank %u is not in geometry %u", root, g->id));
     if (bytes && !src)
-        return geo_end(dcmfl_fail(DCMF_INVAL, fn, "src is NULL with %u bytes", bytes));
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "src is NULL with %u bytes", bytes));
     struct coll_inst *in = coll_inst_new(g, CK_BCAST, cb_done, consistency, request);
     if (!in)
-        return geo_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
-    return geo_end(geo_launch(fn, in, coll_setup_bcast(in, rm, src, bytes)));
+        return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
+    return coll_end(coll_launch(fn, in, coll_setup_bcast(in, rm, src, bytes)));
 }

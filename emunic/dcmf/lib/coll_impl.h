@@ -156,4 +156,9 @@ void coll_apply(DCMF_Op op, DCMF_Dt dt, void *acc, const void *in, size_t n);
 /* coll_geometry.c */
 void coll_geometry_fini(void);
 
+/* The end of a public collective call: leave the engine and the lock. */
+DCMF_Result coll_end(DCMF_Result rc);
+/* Start a set-up instance, or release it if its set-up failed. */
+DCMF_Result coll_launch(const char *fn, struct coll_inst *in, DCMF_Result setup);
+
 #endif

@@ -91,24 +91,6 @@ static DCMF_Result global_begin(const char *fn, DCMF_Protocol_t *registration,
     return DCMF_SUCCESS;
 }
 
-static DCMF_Result global_end(DCMF_Result rc)
-{
-    coll_leave();
-    dcmfl_unlock();
-    return rc;
-}
-
-/* Start a set-up instance, or release it if set-up failed. */
-static DCMF_Result launch(const char *fn, struct coll_inst *in, DCMF_Result setup)
-{
-    if (setup != DCMF_SUCCESS) {
-        coll_inst_free(in);
-        return dcmfl_fail(DCMF_ERROR, fn, "out of memory");
-    }
-    coll_start(in);
-    return DCMF_SUCCESS;
-}
-
 DCMF_Result DCMF_GlobalBarrier(DCMF_Protocol_t *registration, DCMF_Request_t *request,
                                DCMF_Callback_t cb_done)
 {
@@ -119,8 +101,8 @@ DCMF_Result DCMF_GlobalBarrier(DCMF_Protocol_t *registration, DCMF_Request_t *re
     struct coll_inst *in = coll_inst_new(&coll_global, CK_BARRIER, cb_done,
                                          DCMF_MATCH_CONSISTENCY, request);
     if (!in)
-        return global_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
-    return global_end(launch(fn, in, coll_setup_barrier(in)));
+        return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
+    return coll_end(coll_launch(fn, in, coll_setup_barrier(in)));
 }
 
 DCMF_Result DCMF_GlobalBcast(DCMF_Protocol_t *registration, DCMF_Request_t *request,
@@ -132,15 +114,15 @@ DCMF_Result DCMF_GlobalBcast(DCMF_Protocol_t *registration, DCMF_Request_t *requ
     if (rc != DCMF_SUCCESS)
         return rc;
     if ((rc = dcmfl_check_consistency(fn, consistency)) != DCMF_SUCCESS)
-        return global_end(rc);
+        return coll_end(rc);
     if (root >= dcmfl.size)
-        return global_end(dcmfl_fail(DCMF_INVAL, fn, "root %u out of range (size %u)", root, dcmfl.size));
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "root %u out of range (size %u)", root, dcmfl.size));
     if (bytes && !buffer)
-        return global_end(dcmfl_fail(DCMF_INVAL, fn, "buffer is NULL with %u bytes", bytes));
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "buffer is NULL with %u bytes", bytes));
     struct coll_inst *in = coll_inst_new(&coll_global, CK_BCAST, cb_done, consistency, request);
     if (!in)
-        return global_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
-    return global_end(launch(fn, in, coll_setup_bcast(in, root, buffer, bytes)));
+        return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
+    return coll_end(coll_launch(fn, in, coll_setup_bcast(in, root, buffer, bytes)));
 }
 
 DCMF_Result DCMF_GlobalAllreduce(DCMF_Protocol_t *registration, DCMF_Request_t *request,
@@ -154,18 +136,18 @@ DCMF_Result DCMF_GlobalAllreduce(DCMF_Protocol_t *registration, DCMF_Request_t *
         return rc;
     if ((rc = dcmfl_check_consistency(fn, consistency)) != DCMF_SUCCESS ||
         (rc = coll_check_op(fn, op, dt)) != DCMF_SUCCESS)
-        return global_end(rc);
+        return coll_end(rc);
     if (root < -1 || (root >= 0 && (unsigned)root >= dcmfl.size))
-        return global_end(dcmfl_fail(DCMF_INVAL, fn, "root %d out of range (-1 or 0..%u)", root,
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "root %d out of range (-1 or 0..%u)", root,
                                      dcmfl.size - 1));
     int gets = root < 0 || (unsigned)root == dcmfl.rank;
     if (count && (!sbuffer || (gets && !rbuffer)))
-        return global_end(dcmfl_fail(DCMF_INVAL, fn, "%s is NULL with count %u",
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "%s is NULL with count %u",
                                      sbuffer ? "rbuffer" : "sbuffer", count));
     struct coll_inst *in = coll_inst_new(&coll_global, CK_ALLREDUCE, cb_done, consistency, request);
     if (!in)
-        return global_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
+        return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
     rc = coll_setup_reduce(in, root < 0 ? 0 : (uint32_t)root, sbuffer, rbuffer, count, dt, op,
                            root < 0);
-    return global_end(launch(fn, in, rc));
+    return coll_end(coll_launch(fn, in, rc));
 }
