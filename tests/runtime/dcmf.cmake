@@ -98,3 +98,8 @@ armci_err_test(runtime.errors_device_dcmf test_errors init_only 1 2
 armci_err_test(runtime.dcmf.errors_device_bogus test_errors init_only 1 1
                "ARMCI_Error: ARMCI_Init: ARMCI_DEVICE=bogus is not a device \\(devices: portals, dcmf"
                ${DCMF} ARMCI_DEVICE=bogus)
+
+# The device's two contexts over one messager (helper thread, interrupt
+# thread) also run in the TSan pass.
+set_property(TEST runtime.dcmf.rma_default_2x2 runtime.dcmf.rma_interrupts_2x2
+             APPEND PROPERTY LABELS tsan)
