@@ -126,6 +126,18 @@ static void dispatch(struct launcher *L, const struct epoll_event *ev)
     case TAG_STREAM:
         relay_read(&L->relay, idx);
         break;
+    case TAG_PMI:
+        if (L->pmi)
+            pmi_event(L->pmi, idx, ev->events);
+        break;
+    case TAG_PMI_LISTEN:
+        if (L->pmi)
+            pmi_accept(L->pmi);
+        break;
+    case TAG_PMI_PEND:
+        if (L->pmi)
+            pmi_pending(L->pmi, idx);
+        break;
     }
 }
 

@@ -16,6 +16,9 @@ enum io_tag {
     TAG_STDIN,     /* the launcher's stdin */
     TAG_FWD,       /* the pipe into rank 0's stdin */
     TAG_STREAM,    /* a relayed stdout/stderr pipe; low 32 bits: index */
+    TAG_PMI,       /* a rank's PMI connection; low 32 bits: rank */
+    TAG_PMI_LISTEN,/* --pmi-port: the listening socket */
+    TAG_PMI_PEND,  /* --pmi-port: a connection before its initack */
 };
 
 static inline uint64_t io_tag(enum io_tag t, uint32_t idx)

@@ -13,6 +13,7 @@
 #include "bind.h"
 #include "emunic/job.h"
 #include "opts.h"
+#include "pmi.h"
 #include "procs.h"
 #include "relay.h"
 #include "stdin_fwd.h"
@@ -36,6 +37,7 @@ struct launcher {
     struct procs procs;
     struct relay relay;
     struct stdin_fwd *fwd;
+    struct pmi *pmi;           /* NULL under --no-pmi */
     int epfd, sigfd, tfd_timeout, tfd_grace, tfd_tick;
     sigset_t sigs;             /* what the signalfd takes */
     bool hup_ignored;          /* started under nohup: leave SIGHUP be */
@@ -69,6 +71,8 @@ void sv_signal(struct launcher *L, int sig);
 void sv_timeout(struct launcher *L);
 void sv_tick(struct launcher *L);
 void sv_start_failed(struct launcher *L);
+/* A failure outside any one process (a stuck PMI barrier): exit code. */
+void sv_fail(struct launcher *L, int code);
 
 /* teardown.c */
 void td_begin(struct launcher *L, int forced);

@@ -14,7 +14,7 @@
 #include "msg.h"
 
 enum {
-    OPT_NIC = 256, OPT_BIND, OPT_TIMEOUT, OPT_HEAP, OPT_KEEP, OPT_NOPREFIX,
+    OPT_NIC = 256, OPT_BIND, OPT_TIMEOUT, OPT_HEAP, OPT_KEEP, OPT_NOPREFIX, OPT_NOPMI, OPT_PMIPORT,
     OPT_INFO, OPT_CLEANUP, OPT_VERSION,
 };
 
@@ -27,6 +27,8 @@ static const struct option longopts[] = {
     {"heap", required_argument, NULL, OPT_HEAP},
     {"keep-going", no_argument, NULL, OPT_KEEP},
     {"no-prefix", no_argument, NULL, OPT_NOPREFIX},
+    {"no-pmi", no_argument, NULL, OPT_NOPMI},
+    {"pmi-port", no_argument, NULL, OPT_PMIPORT},
     {"verbose", no_argument, NULL, 'v'},
     {"info", no_argument, NULL, OPT_INFO},
     {"cleanup", no_argument, NULL, OPT_CLEANUP},
@@ -191,6 +193,8 @@ static int validate_job(struct opts *o, int argc, char **argv, bool dashdash)
         if (rc)
             return rc;
     }
+    if (o->no_pmi && o->pmi_port)
+        return msg_usage("--no-pmi and --pmi-port exclude each other");
     if (o->mode != MODE_RUN)
         return 0;
     if (!dashdash) {
@@ -228,6 +232,8 @@ int opts_parse(struct opts *o, int argc, char **argv)
         case OPT_HEAP: rc = parse_heap("--heap", optarg, &o->heap); break;
         case OPT_KEEP: o->keep_going = true; break;
         case OPT_NOPREFIX: o->no_prefix = true; break;
+        case OPT_NOPMI: o->no_pmi = true; break;
+        case OPT_PMIPORT: o->pmi_port = true; break;
         case 'v': o->verbose++; break;
         case OPT_INFO: rc = set_mode(o, MODE_INFO); break;
         case OPT_CLEANUP: rc = set_mode(o, MODE_CLEANUP); break;

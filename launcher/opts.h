@@ -20,6 +20,8 @@ struct opts {
     uint64_t heap;         /* per rank; 0: the core's default */
     bool keep_going;
     bool no_prefix;
+    bool no_pmi;           /* no PMI server, no PMI_* variables */
+    bool pmi_port;         /* PMI_PORT/PMI_ID (TCP) instead of PMI_FD */
     int verbose;
     char *prog_path;       /* the program, resolved as execvp would */
     char **argv;           /* its argv (points into main's argv) */

@@ -65,7 +65,8 @@ static int check_fds(const struct launcher *L)
 {
     const struct opts *o = L->o;
     uint64_t pipes = o->no_prefix ? 1 : 2ull * (L->nranks + o->nnodes) + 1;
-    uint64_t need = pipes + o->nnodes + FD_OVERHEAD;
+    uint64_t need = pipes + o->nnodes + FD_OVERHEAD +
+                    (o->no_pmi ? 0 : L->nranks); /* PMI sockets */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         need > rl.rlim_cur)

@@ -41,6 +41,8 @@ static int start(struct launcher *L)
         msg("out of memory");
         return -1;
     }
+    if (pmi_init(L) < 0)
+        return -1;
     /* orphans of ranks come back to us, so we can reap them at the end */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     if (L->o->timeout_s > 0)
@@ -90,6 +92,7 @@ int job_run(const struct opts *o)
         fwd_stop(L.fwd);
     free(L.fwd);
     relay_free(&L.relay);
+    pmi_free(&L);
     procs_free(&L.procs);
     io_close(&L);
     jobshm_destroy(&L);

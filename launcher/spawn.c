@@ -25,6 +25,7 @@ struct child_io {
     int in;   /* dup'd to 0; -1: /dev/null */
     int out;  /* dup'd to 1; -1: inherit the launcher's */
     int err;  /* dup'd to 2; -1: inherit */
+    int pmi;  /* the rank's PMI socket, kept open; -1: none */
 };
 
 static void setenv_u(const char *name, uint32_t v)
@@ -108,6 +109,30 @@ static _Noreturn void child_exec(const struct launcher *L, uint32_t node,
         unsetenv("EMUNIC_LOCAL_RANK");
         unsetenv("EMUNIC_LOCAL_SIZE");
     }
+    if (io->pmi >= 0) {
+        fcntl(io->pmi, F_SETFD, 0);
+        char fdstr[16];
+        snprintf(fdstr, sizeof fdstr, "%d", io->pmi);
+        setenv("PMI_FD", fdstr, 1);
+        setenv_u("PMI_RANK", (uint32_t)rank);
+        setenv_u("PMI_SIZE", L->nranks);
+        setenv("PMI_SPAWNED", "0", 1);
+        unsetenv("PMI_PORT");
+        unsetenv("PMI_ID");
+    } else if (rank >= 0 && pmi_port(L->pmi)) {
+        setenv("PMI_PORT", pmi_port(L->pmi), 1);
+        setenv_u("PMI_ID", (uint32_t)rank);
+        setenv_u("PMI_RANK", (uint32_t)rank);
+        setenv_u("PMI_SIZE", L->nranks);
+        setenv("PMI_SPAWNED", "0", 1);
+        unsetenv("PMI_FD");
+    } else { /* an outer launcher's PMI fd is not open here */
+        static const char *const pv[] = {"PMI_FD", "PMI_PORT", "PMI_ID",
+                                          "PMI_RANK", "PMI_SIZE",
+                                          "PMI_SPAWNED"};
+        for (size_t i = 0; i < sizeof pv / sizeof pv[0]; i++)
+            unsetenv(pv[i]);
+    }
     child_signals(L);
 
     execv(path, argv);
@@ -184,7 +209,7 @@ int spawn_daemon(struct launcher *L, uint32_t node)
     char nodestr[16];
     snprintf(nodestr, sizeof nodestr, "%u", node);
     char *argv[] = {L->nicd, "--job", L->jobid, "--node", nodestr, NULL};
-    struct child_io io = {-1, pout[1], perr[1]};
+    struct child_io io = {-1, pout[1], perr[1], -1};
 
     pid_t pid = fork();
     if (pid == 0)
@@ -211,14 +236,23 @@ int spawn_rank(struct launcher *L, uint32_t rank)
         msg("cannot start rank %u: pipe: %s", rank, strerror(errno));
         return -1;
     }
+    int pmi = -1;
+    if (L->pmi && !pmi_port(L->pmi) && (pmi = pmi_pair(L->pmi, rank)) < 0) {
+        msg("cannot start rank %u: socketpair: %s", rank, strerror(errno));
+        close_pair(pout);
+        close_pair(perr);
+        return -1;
+    }
     int in = rank == 0 ? fwd_pipe(L->fwd) : -1;
-    struct child_io io = {in, pout[1], perr[1]};
+    struct child_io io = {in, pout[1], perr[1], pmi};
 
     pid_t pid = fork();
     if (pid == 0)
         child_exec(L, node, (int)rank, &io, L->o->prog_path, L->o->argv);
     if (in >= 0)
         close(in);
+    if (pmi >= 0)
+        pmi_attach(L->pmi, rank, pid > 0);
     if (pid < 0) {
         msg("cannot start rank %u: fork: %s", rank, strerror(errno));
         close_pair(pout);

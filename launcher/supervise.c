@@ -69,7 +69,12 @@ void sv_reap(struct launcher *L)
             /* NICs refuse work for a rank that is gone (EMU_E_DEAD) */
             if (L->job_made)
                 atomic_store(&L->job.ranks[p->idx].state, EMU_RANK_DONE);
+            /* an abort the rank sent just before exiting comes first */
+            if (L->pmi)
+                pmi_drain(L->pmi, p->idx);
             rank_ended(L, p, st);
+            if (L->pmi)
+                pmi_gone(L->pmi, p->idx);
         }
         else
             daemon_ended(L, p, st);
@@ -134,6 +139,12 @@ void sv_tick(struct launcher *L)
     if (L->tick_ns < TICK_MAX_NS)
         L->tick_ns *= 2;
     io_arm(L->tfd_tick, L->tick_ns);
+}
+
+void sv_fail(struct launcher *L, int code)
+{
+    note_failure(L, code);
+    td_begin(L, -1);
 }
 
 void sv_start_failed(struct launcher *L)
