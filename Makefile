@@ -3,8 +3,9 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMUNIC_WERROR=ON
+PREFIX ?= /usr/local
 
-.PHONY: all deps build demo check check-fast check-asan check-tsan bench clean help
+.PHONY: all deps build install demo check check-fast check-asan check-tsan bench clean help
 
 all: build
 
@@ -12,6 +13,7 @@ help:
 	@echo "make demo        install deps, build, run a 2-node demo job"
 	@echo "make check       install deps, build, run every test (plain, ASan+UBSan, TSan)"
 	@echo "make check-fast  the plain build's tests only"
+	@echo "make install     build, then install into PREFIX (default /usr/local)"
 	@echo "make bench       run the core benchmarks (see docs/PERFORMANCE.md)"
 	@echo "make clean       remove build directories"
 
@@ -23,6 +25,12 @@ $(BUILD)/CMakeCache.txt: | deps
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j$(JOBS)
+
+# Headers, libraries, emunic-run/emunic-nicd, man pages, pkg-config files
+# and the CMake package under $(PREFIX) (README: "Installing and building
+# against emunic").
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 demo: build
 	@scripts/demo.sh $(BUILD)
