@@ -10,6 +10,7 @@
  * compares the pid lists, and repeats with the larger proposal until all
  * proposals agree -- usually once. */
 #include "group.h"
+#include "mpi_comm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,7 @@ static struct armcii_grp *make_view(const struct armcii_grp *g, int kind)
     v->pub.rank = rank;
     v->pub.size = cnt;
     v->pub.grp_to_abs = abs;
+    armcii_mpi_none(&v->pub); /* an internal view has no communicator */
     v->kind = kind;
     return v;
 }
@@ -136,6 +138,7 @@ static void free_rec(struct armcii_grp *r)
             r->view[s] = NULL;
         }
     }
+    armcii_mpi_free(&r->pub);
     free(r->pub.grp_to_abs);
     r->pub.grp_to_abs = NULL;
     r->pub.magic = ARMCII_GROUP_FREED;
@@ -160,6 +163,8 @@ int armcii_group_init(void)
     dflt = &world;
     armcii_grp_scope(&world, SCOPE_NODE, "ARMCI_Init");
     armcii_grp_scope(&world, SCOPE_MASTERS, "ARMCI_Init");
+    armcii_mpi_init();
+    armcii_mpi_world(&world.pub);
     return 0;
 }
 
@@ -174,6 +179,7 @@ void armcii_group_finalize(void)
         free_rec(&world);
     world.pub.magic = 0;
     dflt = &world;
+    armcii_mpi_finalize();
 }
 
 /* A 64-bit mix (xorshift-multiply), to spread (parent, count) over ids. */
@@ -284,6 +290,7 @@ static void create(const char *fn, int n, int *pid_list, ARMCI_Group *out,
     r->pub.size = n;
     r->pub.grp_to_abs = abs;
     r->kind = ARMCII_GKIND_PLAIN;
+    armcii_mpi_group(&r->pub);
     r->next = registry;
     registry = r;
     *out = r->pub;

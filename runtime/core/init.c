@@ -233,6 +233,14 @@ int ARMCI_Init_thread(int armci_requested)
     return ARMCI_Init();
 }
 
+#if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
+void armcii_mpi_set_init_comm(MPI_Comm comm);
+int ARMCI_Init_mpi_comm(MPI_Comm comm)
+{
+    armcii_mpi_set_init_comm(comm);
+    return ARMCI_Init();
+}
+#else
 /* Declared by armci.h only next to <mpi.h>; the communicator's type varies
  * between MPI libraries, and the job is always emunic's whole job. */
 int ARMCI_Init_mpi_comm(void *comm);
@@ -241,6 +249,7 @@ int ARMCI_Init_mpi_comm(void *comm)
     (void)comm;
     return ARMCI_Init();
 }
+#endif
 
 int ARMCI_Initialized(void)
 {

@@ -10,6 +10,9 @@
 #ifndef ARMCI_H
 #define ARMCI_H
 
+#if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
+#include <mpi.h>
+#endif
 #include "message.h"
 
 #ifdef __cplusplus
@@ -47,13 +50,18 @@ typedef struct {
 } armci_giov_t;
 
 /* A process group: size ranks, the caller's rank in it (-1 when not a
- * member), and the absolute id of each member. */
+ * member), and the absolute id of each member. A libarmci built for MPI
+ * programs (EMUNIC_ARMCI_MPI, see docs/runtime.md) adds the members'
+ * communicator, as Global Arrays expects of an MPI-based ARMCI. */
 typedef struct armci_group_s {
     unsigned int magic;
     int id;
     int rank;
     int size;
     int *grp_to_abs;
+#if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
+    MPI_Comm comm; /* MPI_COMM_NULL for a caller that is not a member */
+#endif
 } ARMCI_Group;
 
 enum armci_domain_e { ARMCI_DOMAIN_SMP };
@@ -64,8 +72,9 @@ int ARMCI_Init(void);
 int ARMCI_Init_args(int *argc, char ***argv);
 int ARMCI_Init_thread(int armci_requested);
 #ifdef MPI_VERSION
-/* The job is emunic's: comm is taken to be the whole job. Declared when
- * <mpi.h> comes first (GA calls it from GA_Initialize_comm). */
+/* The job is emunic's: comm must span it, rank for rank. Declared when
+ * <mpi.h> comes first (GA calls it from GA_Initialize_comm); in an MPI
+ * build the world group's comm is a duplicate of it. */
 int ARMCI_Init_mpi_comm(MPI_Comm comm);
 #endif
 int ARMCI_Initialized(void);

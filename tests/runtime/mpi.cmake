@@ -1,0 +1,21 @@
+# The libarmci variant for MPI programs (EMUNIC_ARMCI_MPI), built next to
+# the MPI-free one whenever MPI (Debian's mpich) is there. MPICH leaks a
+# little at exit, which LeakSanitizer would blame on the test.
+if(TARGET armci_mpi OR EMUNIC_ARMCI_MPI)
+  add_executable(test_mpi_group test_mpi_group.c)
+  if(EMUNIC_ARMCI_MPI)
+    target_link_libraries(test_mpi_group PRIVATE armci)
+  else()
+    target_link_libraries(test_mpi_group PRIVATE armci_mpi)
+  endif()
+  foreach(shape 2x2 1x3)
+    string(REPLACE "x" ";" nn ${shape})
+    list(GET nn 0 nodes)
+    list(GET nn 1 ranks)
+    add_test(NAME runtime.mpi_group_${shape}
+             COMMAND $<TARGET_FILE:emunic-run> -N ${nodes} -n ${ranks} --nic portals --timeout 60
+                     -- $<TARGET_FILE:test_mpi_group>)
+    set_tests_properties(runtime.mpi_group_${shape} PROPERTIES LABELS job TIMEOUT 90
+      ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0" PASS_REGULAR_EXPRESSION "mpi groups ok")
+  endforeach()
+endif()
