@@ -108,14 +108,11 @@ int main(int argc, char **argv)
         case 'i': iters = bench_parse_long("--iters", optarg, 3, 100000); break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, PROG ": bad option or missing value: '%s' (see --help)\n", argv[optind - 1]);
-            return 2;
+            return nbi_bad_option(PROG, argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
+    if (nbi_stray_args(PROG, argc, argv))
         return 2;
-    }
     uint64_t *sz;
     size_t nsz;
     nbi_sizes(PROG, sizes, 4u << 20, &sz, &nsz);
@@ -128,11 +125,7 @@ int main(int argc, char **argv)
     /* receive slots [parity][source]: the next exchange may start before
      * a slow rank has checked the last one */
     size_t span = 2 * (size_t)np * (size_t)max;
-    base = malloc(sizeof(void *) * (size_t)np);
-    if (!base || ARMCI_Malloc(base, (armci_size_t)span)) {
-        fprintf(stderr, PROG ": ARMCI_Malloc of %zu bytes failed\n", span);
-        return 1;
-    }
+    base = nbi_malloc_all(PROG, span);
     send = ARMCI_Malloc_local((armci_size_t)((size_t)np * max));
     const char *design = nbi_design(-1);
     nbi_calibrate();

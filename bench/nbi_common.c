@@ -1,6 +1,8 @@
 #include "nbi_common.h"
 
 #include <armci.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <message.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,4 +102,28 @@ void nbi_need_ranks(const char *prog, int n)
         ARMCI_Finalize();
         exit(2);
     }
+}
+
+int nbi_bad_option(const char *prog, char **argv)
+{
+    fprintf(stderr, "%s: bad option or missing value: '%s' (see --help)\n", prog, argv[optind - 1]);
+    return 2;
+}
+
+int nbi_stray_args(const char *prog, int argc, char **argv)
+{
+    if (optind >= argc)
+        return 0;
+    fprintf(stderr, "%s: unexpected argument '%s' (see --help)\n", prog, argv[optind]);
+    return 2;
+}
+
+void **nbi_malloc_all(const char *prog, size_t bytes)
+{
+    void **base = malloc(sizeof(void *) * (size_t)armci_msg_nproc());
+    if (!base || ARMCI_Malloc(base, (armci_size_t)bytes)) {
+        fprintf(stderr, "%s: ARMCI_Malloc of %zu bytes failed\n", prog, bytes);
+        exit(1);
+    }
+    return base;
 }

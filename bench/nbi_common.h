@@ -34,4 +34,13 @@ double nbi_now_us(void);
 /* Exit 2 (all ranks) with one line if the job has fewer than n ranks. */
 void nbi_need_ranks(const char *prog, int n);
 
+/* After getopt_long returned '?' or ':': one line naming the argument;
+ * returns the exit status (2). */
+int nbi_bad_option(const char *prog, char **argv);
+/* After the options: 2 (with one line) if a stray argument is left, else 0. */
+int nbi_stray_args(const char *prog, int argc, char **argv);
+/* ARMCI_Malloc of bytes on every rank; the table of every rank's block,
+ * or exit(1) with one line. */
+void **nbi_malloc_all(const char *prog, size_t bytes);
+
 #endif

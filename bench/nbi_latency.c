@@ -54,28 +54,21 @@ int main(int argc, char **argv)
         case 'i': iters = bench_parse_long("--iters", optarg, 1, 10000000); break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, PROG ": bad option or missing value: '%s' (see --help)\n", argv[optind - 1]);
-            return 2;
+            return nbi_bad_option(PROG, argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
+    if (nbi_stray_args(PROG, argc, argv))
         return 2;
-    }
     uint64_t *sz;
     size_t nsz;
     nbi_sizes(PROG, sizes, 64u << 20, &sz, &nsz);
     nbi_init(PROG, &argc, &argv);
     nbi_need_ranks(PROG, 2);
-    int me = armci_msg_me(), n = armci_msg_nproc();
+    int me = armci_msg_me();
     uint64_t max = 8;
     for (size_t i = 0; i < nsz; i++)
         max = sz[i] > max ? sz[i] : max;
-    void **base = malloc(sizeof(void *) * (size_t)n);
-    if (!base || ARMCI_Malloc(base, (armci_size_t)max)) {
-        fprintf(stderr, PROG ": ARMCI_Malloc of %llu bytes failed\n", (unsigned long long)max);
-        return 1;
-    }
+    void **base = nbi_malloc_all(PROG, (size_t)max);
     char *loc = ARMCI_Malloc_local((armci_size_t)max);
     memset(loc, 1, max);
     memset(base[me], 2, max);

@@ -44,30 +44,23 @@ int main(int argc, char **argv)
         case 't': trials = bench_parse_long("--trials", optarg, 1, 64); break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, PROG ": bad option or missing value: '%s' (see --help)\n", argv[optind - 1]);
-            return 2;
+            return nbi_bad_option(PROG, argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
+    if (nbi_stray_args(PROG, argc, argv))
         return 2;
-    }
     uint64_t *sz;
     size_t nsz;
     nbi_sizes(PROG, sizes, 1u << 20, &sz, &nsz);
     nbi_init(PROG, &argc, &argv);
     nbi_need_ranks(PROG, 2);
-    int me = armci_msg_me(), n = armci_msg_nproc();
+    int me = armci_msg_me();
     uint64_t max = 8;
     for (size_t i = 0; i < nsz; i++)
         max = sz[i] > max ? sz[i] : max;
     /* each operation of a window has its own slot: no two in flight overlap */
     size_t span = (size_t)max * (size_t)window;
-    void **base = malloc(sizeof(void *) * (size_t)n);
-    if (!base || ARMCI_Malloc(base, (armci_size_t)span)) {
-        fprintf(stderr, PROG ": ARMCI_Malloc of %zu bytes failed\n", span);
-        return 1;
-    }
+    void **base = nbi_malloc_all(PROG, (size_t)span);
     char *loc = ARMCI_Malloc_local((armci_size_t)span);
     memset(loc, 3, span);
     const char *design = nbi_design(1);

@@ -187,14 +187,11 @@ int main(int argc, char **argv)
         case 'i': iters = bench_parse_long("--iters", optarg, 1, 1000000); break;
         case 'h': usage(stdout); return 0;
         default:
-            fprintf(stderr, PROG ": bad option or missing value: '%s' (see --help)\n", argv[optind - 1]);
-            return 2;
+            return nbi_bad_option(PROG, argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, PROG ": unexpected argument '%s' (see --help)\n", argv[optind]);
+    if (nbi_stray_args(PROG, argc, argv))
         return 2;
-    }
     nbi_init(PROG, &argc, &argv);
     me = armci_msg_me();
     np = armci_msg_nproc();
@@ -219,11 +216,7 @@ int main(int argc, char **argv)
     size_t vol = E * E * E;
     /* ghost slots: [parity][side the data came from][face], double-buffered
      * so a fast neighbour's next faces cannot overwrite unread ones */
-    slots = malloc(sizeof(void *) * (size_t)np);
-    if (!slots || ARMCI_Malloc(slots, (armci_size_t)(2 * 6 * face * sizeof(double)))) {
-        fprintf(stderr, PROG ": ARMCI_Malloc failed\n");
-        return 1;
-    }
+    slots = nbi_malloc_all(PROG, 2 * 6 * face * sizeof(double));
     send = ARMCI_Malloc_local((armci_size_t)(6 * face * sizeof(double)));
     u = calloc(vol, sizeof(double)), v = calloc(vol, sizeof(double));
     if (!send || !u || !v) {
