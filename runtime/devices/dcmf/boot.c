@@ -91,16 +91,14 @@ static int send_hellos(void)
     DCMF_Control_t info;
     memset(&info, 0, sizeof info);
     memcpy(&info, &ddev.mine, sizeof ddev.mine);
-    for (int q = 0; q < ddev.nproc; q++) {
-        if (q == ddev.me || ddev.acked[q])
-            continue;
-        DCMF_CriticalSection_enter(0);
-        DCMF_Result rc = DCMF_Control(&ddev.hello_p, DCMF_SEQUENTIAL_CONSISTENCY, (size_t)q, &info);
-        DCMF_CriticalSection_exit(0);
-        if (rc != DCMF_SUCCESS)
-            return -EIO;
-    }
-    return 0;
+    /* inside the section: the interrupt thread's callbacks write acked[] */
+    DCMF_Result rc = DCMF_SUCCESS;
+    DCMF_CriticalSection_enter(0);
+    for (int q = 0; q < ddev.nproc && rc == DCMF_SUCCESS; q++)
+        if (q != ddev.me && !ddev.acked[q])
+            rc = DCMF_Control(&ddev.hello_p, DCMF_SEQUENTIAL_CONSISTENCY, (size_t)q, &info);
+    DCMF_CriticalSection_exit(0);
+    return rc == DCMF_SUCCESS ? 0 : -EIO;
 }
 
 static void name_missing(const uint8_t *got, const char *what)
@@ -114,6 +112,17 @@ static void name_missing(const uint8_t *got, const char *what)
     fprintf(stderr, " after %lld s\n", BOOT_TIMEOUT_NS / 1000000000LL);
 }
 
+/* Every region and every acknowledgement arrived (read inside the
+ * section: in interrupt mode the callbacks that count them run on the
+ * interrupt thread). */
+static int boot_complete(int others)
+{
+    DCMF_CriticalSection_enter(0);
+    int done = ddev.nhave >= others && ddev.nacked >= others;
+    DCMF_CriticalSection_exit(0);
+    return done;
+}
+
 int ddev_boot_exchange(void)
 {
     memcpy(&ddev.regions[ddev.me], &ddev.mine, sizeof ddev.mine);
@@ -122,7 +131,7 @@ int ddev_boot_exchange(void)
         return 0;
     int rc = send_hellos();
     int64_t start = ddev_now_ns(), last = start, gap = BOOT_FIRST_RETRY_NS;
-    while (rc == 0 && (ddev.nhave < others || ddev.nacked < others)) {
+    while (rc == 0 && !boot_complete(others)) {
         DCMF_Messager_advance();
         int64_t now = ddev_now_ns();
         if (now - last >= gap) {
@@ -131,10 +140,12 @@ int ddev_boot_exchange(void)
             gap = gap * 2 < BOOT_MAX_RETRY_NS ? gap * 2 : BOOT_MAX_RETRY_NS;
         }
         if (now - start > BOOT_TIMEOUT_NS) {
+            DCMF_CriticalSection_enter(0);
             if (ddev.nhave < others)
                 name_missing(ddev.have, "memory region");
             if (ddev.nacked < others)
                 name_missing(ddev.acked, "acknowledgement");
+            DCMF_CriticalSection_exit(0);
             return -ETIMEDOUT;
         }
     }
