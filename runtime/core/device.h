@@ -58,7 +58,8 @@ struct armci_device {
     int (*init)(struct adev_job *job, const struct adev_handlers *h, int helper);
     void (*finalize)(void);
     /* Memory that remote ranks will address (ARMCI_Malloc segments); the
-     * device may pin or register it. */
+     * device may pin or register it. NULL: the network reaches every
+     * address without registration (both devices so far). */
     int (*mem_register)(void *base, size_t len);
     void (*mem_deregister)(void *base, size_t len);
 

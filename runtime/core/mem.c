@@ -80,7 +80,8 @@ static int malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *g, int 
         armcii_error(1, "%s: cannot allocate %ld bytes (%s memory); raise emunic-run --heap",
                      fn, bytes, kind == ARMCII_MEM_HEAP ? "registered heap" : "private");
     struct part me = {(uint64_t)(uintptr_t)s->mine, (uint64_t)bytes};
-    if (s->mine && armcii_dev->mem_register(s->mine, (size_t)bytes) != 0)
+    if (s->mine && armcii_dev->mem_register &&
+        armcii_dev->mem_register(s->mine, (size_t)bytes) != 0)
         armcii_error(1, "%s: the device could not register %ld bytes", fn, bytes);
     armcii_coll_allgather(g, &me, sizeof me, all);
     for (int i = 0; i < g->size; i++) {
@@ -127,7 +128,8 @@ static int free_group(void *ptr, ARMCI_Group *g, const char *fn)
         armcii_error(1, "%s: %p is not the start of this rank's part", fn, ptr);
     *pp = s->next;
     if (s->mine) {
-        armcii_dev->mem_deregister(s->mine, s->len[armcii_me()]);
+        if (armcii_dev->mem_deregister)
+            armcii_dev->mem_deregister(s->mine, s->len[armcii_me()]);
         armcii_mem_free(s->mine, s->kind);
     }
     free(s->base);

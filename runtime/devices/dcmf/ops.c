@@ -172,17 +172,6 @@ int ddev_send_bye(int proc)
     return send_kind(ADEV_CTX_RANK, proc, DDEV_K_BYE, ADEV_CTX_RANK, NULL, 0);
 }
 
-static int dev_mem_register(void *base, size_t len)
-{
-    (void)base, (void)len; /* every address is in the whole-space region */
-    return 0;
-}
-
-static void dev_mem_deregister(void *base, size_t len)
-{
-    (void)base, (void)len;
-}
-
 int ddev_init(struct adev_job *job, const struct adev_handlers *h, int helper);
 void ddev_finalize(void);
 
@@ -192,8 +181,7 @@ const struct armci_device armcii_dev_dcmf = {
     .small_max = DDEV_SMALL_MAX,
     .init = ddev_init,
     .finalize = ddev_finalize,
-    .mem_register = dev_mem_register,
-    .mem_deregister = dev_mem_deregister,
+    /* no mem_register: every address is in the whole-space region */
     .put = dev_put,
     .get = dev_get,
     .put_notify = dev_put_notify,

@@ -198,17 +198,6 @@ static int dev_amo(int ctx, int proc, int aop, int type, void *dst, const void *
     return pdev_rc(rc);
 }
 
-static int dev_mem_register(void *base, size_t len)
-{
-    (void)base, (void)len; /* every address is reachable through PT_DATA */
-    return 0;
-}
-
-static void dev_mem_deregister(void *base, size_t len)
-{
-    (void)base, (void)len;
-}
-
 int pdev_init(struct adev_job *job, const struct adev_handlers *h, int helper);
 void pdev_finalize(void);
 
@@ -218,8 +207,7 @@ const struct armci_device armcii_dev_portals = {
     .small_max = 144,
     .init = pdev_init,
     .finalize = pdev_finalize,
-    .mem_register = dev_mem_register,
-    .mem_deregister = dev_mem_deregister,
+    /* no mem_register: every address is reachable through PT_DATA */
     .put = dev_put,
     .get = dev_get,
     .put_notify = dev_put_notify,
