@@ -508,3 +508,20 @@ DCMF_Result coll_launch(const char *fn, struct coll_inst *in, DCMF_Result setup)
     coll_start(in);
     return DCMF_SUCCESS;
 }
+
+DCMF_Result coll_register_begin(const char *fn, const void *registration, int have_cfg,
+                                unsigned algo, unsigned nalgos)
+{
+    DCMF_Result rc = dcmfl_need_init(fn);
+    if (rc != DCMF_SUCCESS)
+        return rc;
+    if (!registration || !have_cfg)
+        return dcmfl_fail(DCMF_INVAL, fn, "registration or configuration is NULL");
+    if (algo >= nalgos)
+        return dcmfl_fail(DCMF_INVAL, fn, "protocol %d is out of range (0..%u)", (int)algo, nalgos - 1);
+    dcmfl_lock();
+    rc = coll_ensure(fn);
+    if (rc != DCMF_SUCCESS)
+        dcmfl_unlock();
+    return rc;
+}

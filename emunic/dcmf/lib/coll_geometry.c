@@ -107,26 +107,18 @@ static DCMF_Result cregister(const char *fn, DCMF_CollectiveProtocol_t *registra
                              unsigned algo, unsigned nalgos, enum cproto_kind kind,
                              DCMF_Geometry_callback cbg, unsigned reuse)
 {
-    DCMF_Result rc = dcmfl_need_init(fn);
+    DCMF_Result rc = coll_register_begin(fn, registration, have_cfg, algo, nalgos);
     if (rc != DCMF_SUCCESS)
         return rc;
-    if (!registration || !have_cfg)
-        return dcmfl_fail(DCMF_INVAL, fn, "registration or configuration is NULL");
-    if (algo >= nalgos)
-        return dcmfl_fail(DCMF_INVAL, fn, "protocol %d is out of range (0..%u)", (int)algo, nalgos - 1);
-    dcmfl_lock();
-    rc = coll_ensure(fn);
-    if (rc == DCMF_SUCCESS) {
-        struct coll_cproto *p = (struct coll_cproto *)registration;
-        memset(registration, 0, sizeof *registration);
-        p->magic = CPROTO_MAGIC;
-        p->kind = kind;
-        p->algo = algo;
-        p->reuse_storage = reuse;
-        p->cb_geometry = cbg;
-    }
+    struct coll_cproto *p = (struct coll_cproto *)registration;
+    memset(registration, 0, sizeof *registration);
+    p->magic = CPROTO_MAGIC;
+    p->kind = kind;
+    p->algo = algo;
+    p->reuse_storage = reuse;
+    p->cb_geometry = cbg;
     dcmfl_unlock();
-    return rc;
+    return DCMF_SUCCESS;
 }
 
 int DCMF_Collective_initialize(void)

@@ -161,4 +161,10 @@ DCMF_Result coll_end(DCMF_Result rc);
 /* Start a set-up instance, or release it if its set-up failed. */
 DCMF_Result coll_launch(const char *fn, struct coll_inst *in, DCMF_Result setup);
 
+/* The checks every collective *_register makes (messager up, arguments
+ * there, algo < nalgos), then the lock and the engine; on DCMF_SUCCESS the
+ * caller holds the lock and fills the registration. */
+DCMF_Result coll_register_begin(const char *fn, const void *registration, int have_cfg,
+                                unsigned algo, unsigned nalgos);
+
 #endif

@@ -25,24 +25,16 @@ void dcmfl_collectives_fini(void)
 static DCMF_Result global_register(const char *fn, DCMF_Protocol_t *registration, int have_cfg,
                                    unsigned algo, unsigned nalgos, enum dcmfl_proto_kind kind)
 {
-    DCMF_Result rc = dcmfl_need_init(fn);
+    DCMF_Result rc = coll_register_begin(fn, registration, have_cfg, algo, nalgos);
     if (rc != DCMF_SUCCESS)
         return rc;
-    if (!registration || !have_cfg)
-        return dcmfl_fail(DCMF_INVAL, fn, "registration or configuration is NULL");
-    if (algo >= nalgos)
-        return dcmfl_fail(DCMF_INVAL, fn, "protocol %d is out of range (0..%u)", (int)algo, nalgos - 1);
-    dcmfl_lock();
-    rc = coll_ensure(fn);
-    if (rc == DCMF_SUCCESS) {
-        struct dcmfl_proto *p = (struct dcmfl_proto *)registration;
-        memset(p, 0, sizeof *p);
-        p->magic = DCMFL_PROTO_MAGIC;
-        p->kind = kind;
-        p->algo = algo;
-    }
+    struct dcmfl_proto *p = (struct dcmfl_proto *)registration;
+    memset(p, 0, sizeof *p);
+    p->magic = DCMFL_PROTO_MAGIC;
+    p->kind = kind;
+    p->algo = algo;
     dcmfl_unlock();
-    return rc;
+    return DCMF_SUCCESS;
 }
 
 DCMF_Result DCMF_GlobalBarrier_register(DCMF_Protocol_t *registration,
