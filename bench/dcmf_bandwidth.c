@@ -120,20 +120,7 @@ static void parse(int argc, char **argv, struct opts *o)
         default: db_bad_option("dcmf_bandwidth", c, argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "dcmf_bandwidth: unexpected argument '%s' (try --help)\n", argv[optind]);
-        exit(2);
-    }
-    if (bench_parse_sizes(sizes, &o->sizes, &o->nsizes)) {
-        fprintf(stderr, "--sizes: cannot parse '%s'\n", sizes);
-        exit(2);
-    }
-    for (size_t i = 0; i < o->nsizes; i++) {
-        if (o->sizes[i] == 0 || o->sizes[i] > (64u << 20)) {
-            fprintf(stderr, "--sizes: %llu is not in 1..64M\n", (unsigned long long)o->sizes[i]);
-            exit(2);
-        }
-    }
+    db_finish_args("dcmf_bandwidth", argc, argv, sizes, 1, 64u << 20, 1, &o->sizes, &o->nsizes);
     char *copy = strdup(cases);
     for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
         int k;

@@ -1,5 +1,6 @@
 /* Shared part of the DCMF benchmarks; see dcmf_bench.h. */
 #include "dcmf_bench.h"
+#include "bench_util.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -210,6 +211,32 @@ void db_bad_option(const char *prog, int c, char **argv)
             fprintf(stderr, "%s: unknown option '%s' (try --help)\n", prog, opt);
     }
     exit(2);
+}
+
+void db_finish_args(const char *prog, int argc, char **argv, const char *sizes, uint64_t lo,
+                    uint64_t hi, uint64_t mult, uint64_t **out, size_t *n)
+{
+    if (optind < argc) {
+        fprintf(stderr, "%s: unexpected argument '%s' (try --help)\n", prog, argv[optind]);
+        exit(2);
+    }
+    if (bench_parse_sizes(sizes, out, n)) {
+        fprintf(stderr, "--sizes: cannot parse '%s'\n", sizes);
+        exit(2);
+    }
+    for (size_t i = 0; i < *n; i++) {
+        uint64_t s = (*out)[i];
+        if (s >= lo && s <= hi && s % mult == 0)
+            continue;
+        if (mult > 1)
+            fprintf(stderr, "--sizes: %llu is not a multiple of %llu in %llu..%lluM\n",
+                    (unsigned long long)s, (unsigned long long)mult, (unsigned long long)lo,
+                    (unsigned long long)(hi >> 20));
+        else
+            fprintf(stderr, "--sizes: %llu is not in %llu..%lluM\n", (unsigned long long)s,
+                    (unsigned long long)lo, (unsigned long long)(hi >> 20));
+        exit(2);
+    }
 }
 
 void db_parse_poll(const char *v)

@@ -44,6 +44,11 @@ extern int db_poll_yield;
  * optstring starting with ':'): one line naming the option, from rank 0
  * only (or from the program when not under emunic-run), then exit 2. */
 void db_bad_option(const char *prog, int c, char **argv);
+/* After the options: a stray argument, an unparsable --sizes or a size
+ * outside lo..hi (hi a whole number of MiB; with mult > 1 a multiple of
+ * mult) is one line and exit 2; else the sizes go to *out, *n. */
+void db_finish_args(const char *prog, int argc, char **argv, const char *sizes, uint64_t lo,
+                    uint64_t hi, uint64_t mult, uint64_t **out, size_t *n);
 /* --poll spin|yield; exits 2 with one line on anything else */
 void db_parse_poll(const char *v);
 

@@ -75,20 +75,7 @@ static void parse(int argc, char **argv, struct opts *o)
         default: db_bad_option("dcmf_consistency", c, argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "dcmf_consistency: unexpected argument '%s' (try --help)\n", argv[optind]);
-        exit(2);
-    }
-    if (bench_parse_sizes(sizes, &o->sizes, &o->nsizes)) {
-        fprintf(stderr, "--sizes: cannot parse '%s'\n", sizes);
-        exit(2);
-    }
-    for (size_t i = 0; i < o->nsizes; i++) {
-        if (o->sizes[i] < 64 || o->sizes[i] % 8 || o->sizes[i] > (64u << 20)) {
-            fprintf(stderr, "--sizes: %llu is not a multiple of 8 in 64..64M\n", (unsigned long long)o->sizes[i]);
-            exit(2);
-        }
-    }
+    db_finish_args("dcmf_consistency", argc, argv, sizes, 64, 64u << 20, 8, &o->sizes, &o->nsizes);
 }
 
 static DCMF_Protocol_t p_put, p_res;

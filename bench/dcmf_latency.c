@@ -97,20 +97,7 @@ static void parse(int argc, char **argv, struct opts *o)
         default: db_bad_option("dcmf_latency", c, argv);
         }
     }
-    if (optind < argc) {
-        fprintf(stderr, "dcmf_latency: unexpected argument '%s' (try --help)\n", argv[optind]);
-        exit(2);
-    }
-    if (bench_parse_sizes(sizes, &o->sizes, &o->nsizes)) {
-        fprintf(stderr, "--sizes: cannot parse '%s'\n", sizes);
-        exit(2);
-    }
-    for (size_t i = 0; i < o->nsizes; i++) {
-        if (o->sizes[i] == 0 || o->sizes[i] > (256u << 20)) {
-            fprintf(stderr, "--sizes: %llu is not in 1..256M\n", (unsigned long long)o->sizes[i]);
-            exit(2);
-        }
-    }
+    db_finish_args("dcmf_latency", argc, argv, sizes, 1, 256u << 20, 1, &o->sizes, &o->nsizes);
     char *copy = strdup(cases);
     for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
         int k;
