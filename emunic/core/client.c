@@ -248,8 +248,38 @@ int emunic_unexpose(uint32_t key)
         return -EINVAL;
     pthread_mutex_lock(&CL.mu);
     int rc = emu_region_retract(CL.me->regions, key);
+    if (rc == 0 && atomic_load(&CL.me->space_key) == key)
+        atomic_store(&CL.me->space_key, 0);
     pthread_mutex_unlock(&CL.mu);
     return rc ? -ENOENT : 0;
+}
+
+int64_t emunic_expose_space(void)
+{
+    if (!CL.refs)
+        return -EINVAL;
+    pthread_mutex_lock(&CL.mu);
+    uint32_t key = atomic_load(&CL.me->space_key);
+    if (!key) {
+        key = emu_region_publish(CL.me->regions, 1, 0, UINT64_MAX, EMU_PERM_ALL);
+        if (key)
+            atomic_store_explicit(&CL.me->space_key, key, memory_order_release);
+    }
+    pthread_mutex_unlock(&CL.mu);
+    return key ? (int64_t)key : -ENOSPC;
+}
+
+uint32_t emunic_space_key(uint32_t rank)
+{
+    if (!CL.refs || rank >= CL.size)
+        return 0;
+    return atomic_load_explicit(&CL.job.ranks[rank].space_key, memory_order_acquire);
+}
+
+void emunic_ring_self(void)
+{
+    if (CL.refs)
+        emu_waiter_notify(&CL.me->cq_waiter);
 }
 
 /* ---- barrier ---- */

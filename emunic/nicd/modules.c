@@ -8,11 +8,13 @@
 extern const struct emu_module emu_selftest_module;
 extern const struct emu_module emu_portals_module;
 extern const struct emu_module emu_dcmf_module;
+extern const struct emu_module emu_pami_module;
 
 static const struct emu_module *const modules[] = {
     &emu_selftest_module,
     &emu_portals_module,
     &emu_dcmf_module,
+    &emu_pami_module,
 };
 
 #define NMOD (sizeof modules / sizeof modules[0])

@@ -54,6 +54,14 @@ void *emunic_peer_heap(uint32_t rank, size_t *len);
  * -ENOSPC when the region table is full, -EINVAL for bad perms. */
 int64_t emunic_expose(const void *base, size_t len, unsigned perm);
 int emunic_unexpose(uint32_t key);
+/* Expose this rank's whole address space (read, write, atomic) and publish
+ * the key in the job segment, where every rank can look it up: what RMA
+ * by virtual address needs (PAMI_Put/PAMI_Get may name any target
+ * address). Idempotent: later calls return the same key. */
+int64_t emunic_expose_space(void);
+/* The key rank published with emunic_expose_space, or 0 if it has not
+ * (yet). */
+uint32_t emunic_space_key(uint32_t rank);
 
 /* One-sided operations. dst is a rank; key/raddr name target memory.
  * Payloads up to EMU_INLINE_MAX travel inline and are locally complete on
@@ -121,6 +129,11 @@ int emunic_wait_cookie(uint64_t cookie, struct emu_msg *out);
  * cond held, 0 on timeout (timeout_ns < 0: none), -EPIPE when the NIC or
  * job is gone. cond must be cheap and may be called from any thread. */
 int emunic_wait_until(int (*cond)(void *), void *arg, int64_t timeout_ns);
+
+/* Ring this rank's own doorbell: threads of this process asleep in
+ * emunic_wait/emunic_wait_until re-check their conditions. For one thread
+ * handing work to another (a context's queue filled by a peer thread). */
+void emunic_ring_self(void);
 
 /* Job-wide barrier through shared memory (not through the NIC). */
 int emunic_barrier(void);

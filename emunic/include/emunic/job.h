@@ -41,6 +41,7 @@ struct emu_rank_info {
     _Atomic uint32_t state;
     _Atomic uint64_t heap_base; /* heap address in the rank, 0 = none yet */
     uint64_t heap_size;
+    _Atomic uint32_t space_key; /* whole-address-space region, 0 = none */
     struct emu_waiter cq_waiter; /* the rank sleeps here for completions */
     struct emu_region regions[EMU_MAX_REGIONS];
 };
