@@ -86,3 +86,27 @@ bench_merge() {
     # shellcheck disable=SC2086
     awk -f "$src/bench/median_runs.awk" $files >"$out/$1.csv"
 }
+
+# The runners' common options: -b BUILD_DIR, -r RUNS, -q, -h (usage is the
+# caller's function; --help as the first argument too). Sets $build, $bset,
+# $runs (default 3, 1 with -q) and $quick, and $nopt: how many arguments
+# were options. Use: bench_args "$@"; shift "$nopt".
+bench_args() {
+    [ "${1:-}" = --help ] && { usage; exit 0; }
+    runs="" quick=0 bset=0
+    OPTIND=1
+    while getopts b:r:qh opt; do
+        case $opt in
+        b) build=$(cd "$OPTARG" && pwd); bset=1 ;;
+        r) runs=$OPTARG ;;
+        q) quick=1 ;;
+        h) usage; exit 0 ;;
+        *) usage >&2; exit 2 ;;
+        esac
+    done
+    nopt=$((OPTIND - 1))
+    case ${runs:-3} in
+    '' | *[!0-9]* | 0) echo "$me: -r wants a positive number, not '$runs'" >&2; exit 2 ;;
+    esac
+    [ -n "$runs" ] || { [ "$quick" = 1 ] && runs=1 || runs=3; }
+}
