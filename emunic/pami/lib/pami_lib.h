@@ -8,7 +8,8 @@
  * rma.c      Put/Get by address, Rput/Rget by memory region (+ typed)
  * rmw.c      Rmw (executed by the NIC's PAMI module)
  * fence.c    Fence_begin/end/all/endpoint
- * types.c    PAMI_Type_*, predefined types and data functions
+ * types.c    PAMI_Type_*, predefined types (types_int.h shared with)
+ * data_ops.c data functions, PAMI_Type_transform_data, reductions
  * coll_*.c   geometries and collectives
  *
  * One rank has one completion queue in the core; every PAMI context has its
