@@ -1,8 +1,8 @@
 # What `cmake --install BUILD --prefix P` puts under P, for programs built
 # outside this tree:
-#   include/   portals4.h, dcmf*.h (+ bpcore/, spi/ shims), armci.h,
+#   include/   portals4.h, pami.h, pami_sys.h, dcmf*.h (+ bpcore/, spi/ shims), armci.h,
 #              message.h, emunic/*.h (the core API)
-#   lib/       libemunic, libportals, libdcmf, libarmci (+ SONAME links),
+#   lib/       libemunic, libportals, libpami, libdcmf, libarmci (+ SONAME links),
 #              pkgconfig/emunic*.pc, cmake/emunic/ (find_package(emunic))
 #   bin/       emunic-run, emunic-nicd (the launcher finds the daemon next
 #              to itself)
@@ -11,7 +11,7 @@ include(CMakePackageConfigHelpers)
 
 set(EMUNIC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/emunic)
 
-install(TARGETS emunic portals dcmf armci emunic-run emunic-nicd
+install(TARGETS emunic portals pami dcmf armci emunic-run emunic-nicd
         EXPORT emunicTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -22,6 +22,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/emunic/include/emunic
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/emunic/portals/include/portals4.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/emunic/pami/include/
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/emunic/dcmf/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/armci.h
@@ -56,14 +58,14 @@ if(EMUNIC_ARMCI_MPI)
   set(EMUNIC_ARMCI_MPI_CFLAGS "-DEMUNIC_ARMCI_MPI=1")
   set(EMUNIC_ARMCI_MPI_BOOL TRUE)
 endif()
-foreach(pc emunic emunic-portals emunic-dcmf emunic-armci)
+foreach(pc emunic emunic-portals emunic-pami emunic-dcmf emunic-armci)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/pkgconfig/${pc}.pc.in
                  ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endforeach()
 
-# CMake: find_package(emunic CONFIG COMPONENTS portals dcmf armci).
+# CMake: find_package(emunic CONFIG COMPONENTS portals pami dcmf armci).
 install(EXPORT emunicTargets NAMESPACE emunic:: FILE emunicTargets.cmake
         DESTINATION ${EMUNIC_CMAKE_DIR})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/emunicConfig.cmake.in

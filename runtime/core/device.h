@@ -90,4 +90,5 @@ struct armci_device {
 
 extern const struct armci_device armcii_dev_portals;
 extern const struct armci_device armcii_dev_dcmf;
+extern const struct armci_device armcii_dev_pami;
 #endif

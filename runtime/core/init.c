@@ -19,7 +19,7 @@
 #include "xfer.h"
 
 const struct armci_device *armcii_dev;
-static const struct armci_device *const devices[] = {&armcii_dev_portals, &armcii_dev_dcmf};
+static const struct armci_device *const devices[] = {&armcii_dev_portals, &armcii_dev_dcmf, &armcii_dev_pami};
 #define NDEVICES (sizeof devices / sizeof *devices)
 
 static int initialized;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the build tree into a scratch prefix and build against it the way
-# a third party would: pkg-config for DCMF, Portals and ARMCI programs, and
-# a CMake project using find_package(emunic COMPONENTS dcmf armci). Every
+# a third party would: pkg-config for PAMI, DCMF, Portals and ARMCI programs, and
+# a CMake project using find_package(emunic COMPONENTS pami dcmf armci). Every
 # program runs under the installed emunic-run; run bare, one fails with one
 # line naming emunic-run.
 #
@@ -29,16 +29,16 @@ step "cmake --install $build --prefix $prefix"
 for f in bin/emunic-run bin/emunic-nicd; do
     [ -x "$prefix/$f" ] || fail "$f not installed"
 done
-for h in portals4.h dcmf.h dcmf_impl.h dcmf_collectives.h dcmf_globalcollectives.h \
+for h in portals4.h pami.h pami_sys.h dcmf.h dcmf_impl.h dcmf_collectives.h dcmf_globalcollectives.h \
          bpcore/bgp_atomic_ops.h bpcore/ppc450_inlines.h spi/bgp_SPI.h armci.h message.h \
          emunic/emunic.h emunic/msg.h emunic/atomic_op.h emunic/region.h; do
     [ -f "$prefix/include/$h" ] || fail "include/$h not installed"
 done
-for l in emunic portals dcmf armci; do
+for l in emunic portals pami dcmf armci; do
     [ -L "$prefix/$libdir/lib$l.so" ] && [ -L "$prefix/$libdir/lib$l.so.0" ] &&
         [ -f "$prefix/$libdir/lib$l.so.0.1.0" ] || fail "lib$l.so* not installed"
 done
-for pc in emunic emunic-portals emunic-dcmf emunic-armci; do
+for pc in emunic emunic-portals emunic-pami emunic-dcmf emunic-armci; do
     [ -f "$prefix/$libdir/pkgconfig/$pc.pc" ] || fail "$pc.pc not installed"
 done
 for f in emunicConfig.cmake emunicConfigVersion.cmake emunicTargets.cmake; do
@@ -83,6 +83,10 @@ step "pkg-config emunic-dcmf: $(pkg-config --cflags --libs emunic-dcmf)"
 pc_build pc_dcmf "$src/tests/dcmf/dcmf_smoke.c" emunic-dcmf
 run --nic dcmf -- ./pc_dcmf || fail "pc_dcmf under emunic-run --nic dcmf"
 
+step "pkg-config emunic-pami: $(pkg-config --cflags --libs emunic-pami)"
+pc_build pc_pami "$src/tests/pami/pami_smoke.c" emunic-pami
+run --nic pami -- ./pc_pami || fail "pc_pami under emunic-run --nic pami"
+
 step "pkg-config emunic-portals"
 pc_build pc_portals "$src/examples/portals/put_get_pingpong.c" emunic-portals
 run --nic portals -- ./pc_portals || fail "pc_portals under emunic-run --nic portals"
@@ -93,7 +97,7 @@ run --nic portals -- ./pc_armci >"$work/armci.out" || fail "pc_armci under emuni
 cat "$work/armci.out"
 [ "$(grep -c 'got 10' "$work/armci.out")" -eq 4 ] || fail "pc_armci: want 4 'got' lines"
 
-step "find_package(emunic COMPONENTS dcmf armci)"
+step "find_package(emunic COMPONENTS pami dcmf armci)"
 "$cmake" -S "$src/tests/install/cmake_consumer" -B "$work/consumer" \
       -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_C_COMPILER="$cc" \
       -DCMAKE_C_FLAGS="${san_flags[*]}" \
@@ -106,24 +110,25 @@ grep -qF "launcher $prefix/bin/emunic-run" "$work/consumer.log" ||
 run --nic dcmf -- "$work/consumer/consumer_dcmf" >"$work/dcmf.out" ||
     fail "consumer_dcmf under emunic-run --nic dcmf"
 grep -q "counter 400 (want 400)" "$work/dcmf.out" || { cat "$work/dcmf.out"; fail "consumer_dcmf output"; }
+run --nic pami -- "$work/consumer/consumer_pami" || fail "consumer_pami under emunic-run --nic pami"
 run --nic dcmf -- "$work/consumer/consumer_armci" >"$work/armci2.out" ||
     fail "consumer_armci under emunic-run --nic dcmf"
 [ "$(grep -c 'got 10' "$work/armci2.out")" -eq 4 ] || fail "consumer_armci: want 4 'got' lines"
 
 # A component that does not exist must fail the configure, naming it.
-mkdir -p "$work/nopami"
-cat >"$work/nopami/CMakeLists.txt" <<'CML'
+mkdir -p "$work/nosuch"
+cat >"$work/nosuch/CMakeLists.txt" <<'CML'
 cmake_minimum_required(VERSION 3.18)
-project(nopami LANGUAGES C)
-find_package(emunic REQUIRED CONFIG COMPONENTS pami)
+project(nosuch LANGUAGES C)
+find_package(emunic REQUIRED CONFIG COMPONENTS gasnet)
 CML
-if "$cmake" -S "$work/nopami" -B "$work/nopami/b" -DCMAKE_PREFIX_PATH="$prefix" >"$work/nopami.log" 2>&1; then
-    fail "find_package(emunic COMPONENTS pami) succeeded"
+if "$cmake" -S "$work/nosuch" -B "$work/nosuch/b" -DCMAKE_PREFIX_PATH="$prefix" >"$work/nosuch.log" 2>&1; then
+    fail "find_package(emunic COMPONENTS gasnet) succeeded"
 fi
-grep -q "component 'pami'" "$work/nopami.log" || { cat "$work/nopami.log"; fail "no message naming pami"; }
+grep -q "component 'gasnet'" "$work/nosuch.log" || { cat "$work/nosuch.log"; fail "no message naming gasnet"; }
 
 step "an installed program outside emunic-run"
-for p in pc_dcmf pc_armci; do
+for p in pc_dcmf pc_pami pc_armci; do
     status=0
     env -u EMUNIC_JOBID -u EMUNIC_RANK "./$p" >"$work/bare.out" 2>"$work/bare.err" </dev/null || status=$?
     [ "$status" -ne 0 ] || fail "$p outside emunic-run exited 0"
@@ -133,4 +138,4 @@ for p in pc_dcmf pc_armci; do
     echo "$p (exit $status): $(cat "$work/bare.err")"
 done
 
-echo "PASS: install, pkg-config (dcmf, portals, armci), find_package (dcmf, armci), bare run"
+echo "PASS: install, pkg-config (pami, dcmf, portals, armci), find_package (pami, dcmf, armci), bare run"
