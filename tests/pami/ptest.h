@@ -27,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#define PT_UNUSED __attribute__((unused))
 
 #define PT_DISPATCH 250
 #define PT_GATHER_MAX 96
@@ -37,8 +40,23 @@ static pami_context_t pt_ctx[64];
 static size_t pt_nctx;
 static size_t pt_task, pt_size;
 
+/* stderr while CHECK_ERR captures it (FAIL puts it back first) */
+static int pt_cap_fd PT_UNUSED = -1;
+static FILE *pt_cap_tmp PT_UNUSED;
+
+static inline void pt_uncapture(void)
+{
+    if (pt_cap_fd >= 0) {
+        fflush(stderr);
+        dup2(pt_cap_fd, 2);
+        close(pt_cap_fd);
+        pt_cap_fd = -1;
+    }
+}
+
 #define FAIL(...)                                                                  \
     do {                                                                           \
+        pt_uncapture();                                                            \
         fprintf(stderr, "FAIL task %zu %s:%d ", pt_task, __FILE__, __LINE__);      \
         fprintf(stderr, __VA_ARGS__);                                              \
         fprintf(stderr, "\n");                                                     \
@@ -61,26 +79,30 @@ static inline unsigned char pt_pat(size_t task, size_t i)
     return (unsigned char)(task * 31 + i * 7 + (i >> 8) + 1);
 }
 
-static double pt_now(void)
+PT_UNUSED static double pt_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void pt_wait(pami_context_t ctx, atomic_long *counter, long target, double seconds)
+PT_UNUSED static void pt_wait_at(pami_context_t ctx, atomic_long *counter, long target, double seconds,
+                                 const char *file, int line)
 {
     double end = pt_now() + seconds;
     while (atomic_load(counter) < target) {
         pami_result_t r = PAMI_Context_advance(ctx, 1);
         if (r != PAMI_SUCCESS && r != PAMI_EAGAIN)
-            FAIL("PAMI_Context_advance returned %d while waiting", (int)r);
+            FAIL("PAMI_Context_advance returned %d while waiting (%s:%d)", (int)r, file, line);
         if (pt_now() > end)
-            FAIL("timed out waiting: %ld of %ld after %.0f s", atomic_load(counter), target, seconds);
+            FAIL("timed out waiting at %s:%d: %ld of %ld after %.0f s", file, line, atomic_load(counter),
+                 target, seconds);
     }
 }
+/* (a macro so that a timeout names the caller's line) */
+#define pt_wait(ctx, counter, target, seconds) pt_wait_at((ctx), (counter), (target), (seconds), __FILE__, __LINE__)
 
-static void pt_count_cb(pami_context_t ctx, void *cookie, pami_result_t result)
+PT_UNUSED static void pt_count_cb(pami_context_t ctx, void *cookie, pami_result_t result)
 {
     (void)ctx;
     if (result != PAMI_SUCCESS)
@@ -103,7 +125,7 @@ static unsigned char pt_gather_buf[2][PT_MAX_TASKS][PT_GATHER_MAX];
 static atomic_long pt_gather_arrived[2];
 static unsigned pt_gather_epoch;
 
-static void pt_recv(pami_context_t ctx, void *cookie, const void *hdr, size_t hlen,
+PT_UNUSED static void pt_recv(pami_context_t ctx, void *cookie, const void *hdr, size_t hlen,
                     const void *pipe, size_t dlen, pami_endpoint_t origin, pami_recv_t *recv)
 {
     (void)ctx, (void)cookie, (void)origin, (void)recv;
@@ -121,7 +143,7 @@ static void pt_recv(pami_context_t ctx, void *cookie, const void *hdr, size_t hl
     }
 }
 
-static void pt_send_all(struct pt_msg *m, const void *data, size_t len)
+PT_UNUSED static void pt_send_all(struct pt_msg *m, const void *data, size_t len)
 {
     for (size_t t = 0; t < pt_size; t++) {
         pami_endpoint_t ep;
@@ -140,7 +162,7 @@ static void pt_send_all(struct pt_msg *m, const void *data, size_t len)
 
 /* Every task's barrier calls must be on context 0 with no other thread
  * advancing it. */
-static void pt_barrier(void)
+PT_UNUSED static void pt_barrier(void)
 {
     unsigned e = pt_bar_epoch++;
     struct pt_msg m = {1, e, (uint32_t)pt_task, 0};
@@ -149,7 +171,7 @@ static void pt_barrier(void)
     atomic_fetch_sub(&pt_bar_arrived[e & 1], (long)pt_size);
 }
 
-static void pt_allgather(const void *mine, size_t len, void *all)
+PT_UNUSED static void pt_allgather(const void *mine, size_t len, void *all)
 {
     if (len > PT_GATHER_MAX || pt_size > PT_MAX_TASKS)
         FAIL("pt_allgather: %zu bytes or %zu tasks is too many", len, pt_size);
@@ -163,9 +185,10 @@ static void pt_allgather(const void *mine, size_t len, void *all)
     pt_barrier(); /* nobody starts the next gather into this epoch's buffer early */
 }
 
-static void pt_init(size_t ncontexts)
+PT_UNUSED static void pt_init(size_t ncontexts)
 {
-    CHECK_RC(PAMI_Client_create("ptest", &pt_client, NULL, 0), PAMI_SUCCESS);
+    if (PAMI_Client_create("ptest", &pt_client, NULL, 0) != PAMI_SUCCESS)
+        exit(1); /* the library said why, in one line (outside emunic-run, too) */
     pami_configuration_t q[2] = {{.name = PAMI_CLIENT_TASK_ID}, {.name = PAMI_CLIENT_NUM_TASKS}};
     CHECK_RC(PAMI_Client_query(pt_client, q, 2), PAMI_SUCCESS);
     pt_task = q[0].value.intval;
@@ -181,13 +204,141 @@ static void pt_init(size_t ncontexts)
     pt_barrier();
 }
 
-static void pt_finish(const char *name)
+PT_UNUSED static void pt_finish(const char *name)
 {
     pt_barrier();
     CHECK_RC(PAMI_Context_destroyv(pt_ctx, pt_nctx), PAMI_SUCCESS);
     CHECK_RC(PAMI_Client_destroy(&pt_client), PAMI_SUCCESS);
     if (pt_task == 0)
         printf("%s ok\n", name);
+}
+
+/* ---- additions: expected errors, endpoints, waits without advancing ----
+ *
+ *   CHECK_ERR(call, want, fn)   call returns want and prints exactly one
+ *                               stderr line naming fn (captured, not shown)
+ *   pt_ep(task, offset)         PAMI_Endpoint_create on pt_client
+ *   pt_wait_noadvance(counter, target, seconds)
+ *                               sleep-poll *counter (another thread advances)
+ *   pt_wait_all(ctxs, n, counter, target, seconds)
+ *                               advance every context of ctxs in turn
+ *   pt_result_cb                an event function storing result+1 into
+ *                               (atomic_long *)cookie (0 = not yet called) */
+
+static inline void pt_cap_begin(void)
+{
+    fflush(stderr);
+    pt_cap_tmp = tmpfile();
+    if (!pt_cap_tmp)
+        FAIL("tmpfile() failed");
+    pt_cap_fd = dup(2);
+    if (pt_cap_fd < 0 || dup2(fileno(pt_cap_tmp), 2) < 0)
+        FAIL("cannot redirect stderr");
+}
+
+/* Returns the number of lines; the first is copied to line. */
+static inline int pt_cap_end(char *line, size_t cap)
+{
+    pt_uncapture();
+    rewind(pt_cap_tmp);
+    int lines = 0, c, partial = 0;
+    size_t n = 0;
+    while ((c = fgetc(pt_cap_tmp)) != EOF) {
+        if (lines == 0 && n + 1 < cap && c != '\n')
+            line[n++] = (char)c;
+        partial = c != '\n';
+        if (c == '\n')
+            lines++;
+    }
+    if (partial)
+        lines++;
+    line[n] = '\0';
+    fclose(pt_cap_tmp);
+    pt_cap_tmp = NULL;
+    return lines;
+}
+
+#define CHECK_ERR(call, want, fn)                                                              \
+    do {                                                                                       \
+        char pt_line_[512];                                                                    \
+        pt_cap_begin();                                                                        \
+        int pt_rc_ = (int)(call);                                                              \
+        int pt_n_ = pt_cap_end(pt_line_, sizeof pt_line_);                                     \
+        if (pt_rc_ != (int)(want))                                                             \
+            FAIL("%s returned %d, expected %d (it said: %s)", #call, pt_rc_, (int)(want), pt_line_); \
+        if (pt_n_ != 1 || !strstr(pt_line_, (fn)))                                             \
+            FAIL("%s: expected one stderr line naming %s, got %d line(s), first: \"%s\"", #call, \
+                 (fn), pt_n_, pt_line_);                                                       \
+    } while (0)
+
+/* The same for calls that must stay silent (probes). */
+#define CHECK_QUIET(call, want)                                                                \
+    do {                                                                                       \
+        char pt_line_[512];                                                                    \
+        pt_cap_begin();                                                                        \
+        int pt_rc_ = (int)(call);                                                              \
+        int pt_n_ = pt_cap_end(pt_line_, sizeof pt_line_);                                     \
+        if (pt_rc_ != (int)(want))                                                             \
+            FAIL("%s returned %d, expected %d (it said: %s)", #call, pt_rc_, (int)(want), pt_line_); \
+        if (pt_n_ != 0)                                                                        \
+            FAIL("%s: expected no stderr output, got \"%s\"", #call, pt_line_);                 \
+    } while (0)
+
+PT_UNUSED static pami_endpoint_t pt_ep(size_t task, size_t offset)
+{
+    pami_endpoint_t ep;
+    CHECK_RC(PAMI_Endpoint_create(pt_client, (pami_task_t)task, offset, &ep), PAMI_SUCCESS);
+    return ep;
+}
+
+PT_UNUSED static void pt_sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&ts, NULL);
+}
+
+PT_UNUSED static void pt_wait_noadvance(atomic_long *counter, long target, double seconds)
+{
+    double end = pt_now() + seconds;
+    while (atomic_load(counter) < target) {
+        if (pt_now() > end)
+            FAIL("timed out waiting (not advancing): %ld of %ld after %.0f s", atomic_load(counter),
+                 target, seconds);
+        pt_sleep_us(200);
+    }
+}
+
+PT_UNUSED static void pt_wait_all(pami_context_t *ctxs, size_t n, atomic_long *counter, long target,
+                                  double seconds)
+{
+    double end = pt_now() + seconds;
+    while (atomic_load(counter) < target) {
+        for (size_t i = 0; i < n; i++) {
+            pami_result_t r = PAMI_Context_advance(ctxs[i], 1);
+            if (r != PAMI_SUCCESS && r != PAMI_EAGAIN)
+                FAIL("PAMI_Context_advance returned %d while waiting", (int)r);
+        }
+        if (pt_now() > end)
+            FAIL("timed out waiting: %ld of %ld after %.0f s", atomic_load(counter), target, seconds);
+    }
+}
+
+/* Advance ctx for about `seconds` whatever happens (to show something does
+ * NOT happen). */
+PT_UNUSED static void pt_advance_for(pami_context_t ctx, double seconds)
+{
+    double end = pt_now() + seconds;
+    while (pt_now() < end) {
+        pami_result_t r = PAMI_Context_advance(ctx, 1);
+        if (r != PAMI_SUCCESS && r != PAMI_EAGAIN)
+            FAIL("PAMI_Context_advance returned %d", (int)r);
+    }
+}
+
+PT_UNUSED static void pt_result_cb(pami_context_t ctx, void *cookie, pami_result_t result)
+{
+    (void)ctx;
+    atomic_store((atomic_long *)cookie, (long)result + 1);
 }
 
 #endif

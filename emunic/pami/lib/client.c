@@ -347,6 +347,18 @@ struct pamil_ext {
 };
 #define PAMIL_EXT_MAGIC 0xe47e4510u
 
+/* open extensions, so that a closed one is refused without touching it */
+#define MAX_EXT 16
+static struct pamil_ext *open_ext[MAX_EXT];
+
+static int ext_live(struct pamil_ext *e)
+{
+    for (int i = 0; i < MAX_EXT; i++)
+        if (e && open_ext[i] == e)
+            return 1;
+    return 0;
+}
+
 pami_result_t PAMI_Extension_open(pami_client_t client, const char *name, pami_extension_t *extension)
 {
     static const char fn[] = "PAMI_Extension_open";
@@ -364,6 +376,18 @@ pami_result_t PAMI_Extension_open(pami_client_t client, const char *name, pami_e
         return pamil_fail(PAMI_ENOMEM, fn, "out of memory");
     e->magic = PAMIL_EXT_MAGIC;
     snprintf(e->name, sizeof e->name, "%s", name);
+    pthread_mutex_lock(&pamil.mu);
+    int slot = -1;
+    for (int i = 0; i < MAX_EXT && slot < 0; i++)
+        if (!open_ext[i])
+            slot = i;
+    if (slot >= 0)
+        open_ext[slot] = e;
+    pthread_mutex_unlock(&pamil.mu);
+    if (slot < 0) {
+        free(e);
+        return pamil_fail(PAMI_EAGAIN, fn, "at most %d extensions may be open", MAX_EXT);
+    }
     *extension = e;
     return PAMI_SUCCESS;
 }
@@ -371,7 +395,13 @@ pami_result_t PAMI_Extension_open(pami_client_t client, const char *name, pami_e
 pami_result_t PAMI_Extension_close(pami_extension_t extension)
 {
     struct pamil_ext *e = extension;
-    if (!e || e->magic != PAMIL_EXT_MAGIC)
+    pthread_mutex_lock(&pamil.mu);
+    int live = ext_live(e);
+    for (int i = 0; live && i < MAX_EXT; i++)
+        if (open_ext[i] == e)
+            open_ext[i] = NULL;
+    pthread_mutex_unlock(&pamil.mu);
+    if (!live)
         return pamil_fail(PAMI_INVAL, "PAMI_Extension_close", "not an open extension");
     e->magic = 0;
     free(e);
@@ -381,7 +411,10 @@ pami_result_t PAMI_Extension_close(pami_extension_t extension)
 void *PAMI_Extension_symbol(pami_extension_t extension, const char *fn)
 {
     struct pamil_ext *e = extension;
-    if (!e || e->magic != PAMIL_EXT_MAGIC || !fn) {
+    pthread_mutex_lock(&pamil.mu);
+    int live = ext_live(e);
+    pthread_mutex_unlock(&pamil.mu);
+    if (!live || !fn) {
         pamil_fail(PAMI_INVAL, "PAMI_Extension_symbol", "not an open extension, or no symbol name");
         return NULL;
     }

@@ -30,11 +30,16 @@ struct pamil_context *pamil_context_of(const char *fn, pami_context_t ctx)
         pamil_fail(PAMI_INVAL, fn, "the context is PAMI_CONTEXT_NULL");
         return NULL;
     }
-    if (c->magic != PAMIL_CTX_MAGIC) {
-        pamil_fail(PAMI_INVAL, fn, "%p is not a live context", ctx);
-        return NULL;
+    /* only handles the clients list are looked at: a destroyed context's
+     * memory is gone */
+    for (unsigned i = 0; i < PAMIL_MAX_CLIENTS; i++) {
+        struct pamil_client *cl = pamil.clients[i];
+        for (size_t k = 0; cl && k < cl->ncontexts; k++)
+            if (cl->ctx[k] == c && c->magic == PAMIL_CTX_MAGIC)
+                return c;
     }
-    return c;
+    pamil_fail(PAMI_INVAL, fn, "%p is not a live context", ctx);
+    return NULL;
 }
 
 pami_result_t pamil_check_ep(const char *fn, struct pamil_context *c, pami_endpoint_t ep)
@@ -282,12 +287,12 @@ static size_t run_work(struct pamil_context *c)
 
 size_t pamil_advance_once(struct pamil_context *c)
 {
+    c->in_callback++; /* work functions are callbacks too */
     size_t n = run_work(c);
     demux(c);
     /* only what is there now: callbacks may add more for the next turn */
     size_t todo = atomic_load(&c->in_count);
     struct emu_msg m;
-    c->in_callback++;
     while (todo-- && inbox_pop(c, &m)) {
         dispatch(c, &m);
         n++;
