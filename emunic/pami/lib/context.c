@@ -209,7 +209,7 @@ static struct pamil_context *route(const struct emu_msg *m)
 
 /* Move everything in the rank's queue to its owners' inboxes. One thread
  * at a time; the others find their entries in their inboxes. */
-static void demux(struct pamil_context *self)
+void pamil_drain(struct pamil_context *self)
 {
     if (pthread_mutex_trylock(&pamil.demux_mu) != 0)
         return;
@@ -289,7 +289,7 @@ size_t pamil_advance_once(struct pamil_context *c)
 {
     c->in_callback++; /* work functions are callbacks too */
     size_t n = run_work(c);
-    demux(c);
+    pamil_drain(c);
     /* only what is there now: callbacks may add more for the next turn */
     size_t todo = atomic_load(&c->in_count);
     struct emu_msg m;

@@ -244,6 +244,10 @@ void pamil_touch(struct pamil_context *c, uint32_t task);
 size_t pamil_advance_once(struct pamil_context *c);
 /* Whether c has anything to do (inbox, posted work, or the rank's queue). */
 int pamil_has_work(struct pamil_context *c);
+/* Move the rank's completion queue into the contexts' inboxes now. A
+ * caller posting many commands calls it now and then: a queue nobody
+ * empties stalls the NIC, and then the command queue behind it. */
+void pamil_drain(struct pamil_context *self);
 /* Put a synthesized entry into c's inbox (and wake its thread). */
 void pamil_inbox_push(struct pamil_context *c, const struct emu_msg *m);
 

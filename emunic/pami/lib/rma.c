@@ -114,7 +114,8 @@ static pami_result_t run_xfer(struct pamil_context *c, const struct xfer *x)
             res = pamil_post_result(x->fn, rc);
             break;
         }
-        posted++;
+        if ((++posted & 63) == 0)
+            pamil_drain(c);
         li += n;
         ri += n;
         if (li == lr.v[i].len)
