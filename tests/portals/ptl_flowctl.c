@@ -47,6 +47,7 @@ int main(void)
      * from here */
     ptl_sr_value_t drops0 = 0;
     OK(PtlNIStatus(ni, PTL_SR_DROP_COUNT, &drops0));
+    BARRIER(); /* before rank 1's puts, or some of their drops land in drops0 */
 
     /* 1. the target never reads its EQ: puts 1..6 land, the 7th finds 2
      * free slots and disables the entry, the rest fail the same way */
