@@ -10,6 +10,7 @@
 #include "emunic/waiter.h"
 #include "launcher.h"
 #include "msg.h"
+#include "netopts.h"
 
 static int make_doorbells(struct launcher *L)
 {
@@ -58,6 +59,7 @@ int jobshm_create(struct launcher *L)
     }
     L->job_made = true;
     L->job.hdr->launcher_pid = (int32_t)getpid();
+    netopts_apply(o, emu_job_netcfg(&L->job), L->job.hdr->created_ns);
     if (o->verbose)
         report_plan(L, emu_job_size(&p));
     return 0;

@@ -12,10 +12,12 @@
 
 #include "emunic/job.h"
 #include "msg.h"
+#include "netopts.h"
 
 enum {
     OPT_NIC = 256, OPT_BIND, OPT_TIMEOUT, OPT_HEAP, OPT_KEEP, OPT_NOPREFIX, OPT_NOPMI, OPT_PMIPORT,
-    OPT_INFO, OPT_CLEANUP, OPT_VERSION,
+    OPT_INFO, OPT_CLEANUP, OPT_VERSION, OPT_MACHINE, OPT_DILATE, OPT_CONGESTION, OPT_FAULT,
+    OPT_FAULTS, OPT_SEED, OPT_UNRELIABLE, OPT_STATS, OPT_STATS_JSON, OPT_TRACE,
 };
 
 static const struct option longopts[] = {
@@ -29,6 +31,16 @@ static const struct option longopts[] = {
     {"no-prefix", no_argument, NULL, OPT_NOPREFIX},
     {"no-pmi", no_argument, NULL, OPT_NOPMI},
     {"pmi-port", no_argument, NULL, OPT_PMIPORT},
+    {"machine", required_argument, NULL, OPT_MACHINE},
+    {"dilate", required_argument, NULL, OPT_DILATE},
+    {"congestion", required_argument, NULL, OPT_CONGESTION},
+    {"fault", required_argument, NULL, OPT_FAULT},
+    {"faults", required_argument, NULL, OPT_FAULTS},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"unreliable", no_argument, NULL, OPT_UNRELIABLE},
+    {"stats", no_argument, NULL, OPT_STATS},
+    {"stats-json", required_argument, NULL, OPT_STATS_JSON},
+    {"trace", required_argument, NULL, OPT_TRACE},
     {"verbose", no_argument, NULL, 'v'},
     {"info", no_argument, NULL, OPT_INFO},
     {"cleanup", no_argument, NULL, OPT_CLEANUP},
@@ -195,6 +207,9 @@ static int validate_job(struct opts *o, int argc, char **argv, bool dashdash)
     }
     if (o->no_pmi && o->pmi_port)
         return msg_usage("--no-pmi and --pmi-port exclude each other");
+    rc = netopts_finish(o);
+    if (rc)
+        return rc;
     if (o->mode != MODE_RUN)
         return 0;
     if (!dashdash) {
@@ -216,6 +231,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
     o->mode = MODE_RUN;
     o->nnodes = 1;
     o->rpn = 1;
+    o->dilate = 1.0;
     snprintf(o->nic, sizeof o->nic, "core");
 
     opterr = 0; /* our own one-line messages, not getopt's */
@@ -234,6 +250,20 @@ int opts_parse(struct opts *o, int argc, char **argv)
         case OPT_NOPREFIX: o->no_prefix = true; break;
         case OPT_NOPMI: o->no_pmi = true; break;
         case OPT_PMIPORT: o->pmi_port = true; break;
+        case OPT_MACHINE: o->machine_spec = optarg; break;
+        case OPT_DILATE: rc = netopts_dilate(optarg, &o->dilate); break;
+        case OPT_CONGESTION: o->congestion_spec = optarg; break;
+        case OPT_FAULT: rc = netopts_add_fault(o, optarg); break;
+        case OPT_FAULTS: o->faults_file = optarg; break;
+        case OPT_SEED:
+            if (!parse_u64(optarg, &o->seed))
+                rc = msg_usage("--seed must be a whole number, not '%s'", optarg);
+            o->seed_set = true;
+            break;
+        case OPT_UNRELIABLE: o->unreliable = true; break;
+        case OPT_STATS: o->stats = true; break;
+        case OPT_STATS_JSON: o->stats_json = optarg; break;
+        case OPT_TRACE: o->trace = optarg; break;
         case 'v': o->verbose++; break;
         case OPT_INFO: rc = set_mode(o, MODE_INFO); break;
         case OPT_CLEANUP: rc = set_mode(o, MODE_CLEANUP); break;
@@ -256,6 +286,8 @@ void opts_free(struct opts *o)
 {
     free(o->prog_path);
     o->prog_path = NULL;
+    free(o->fault_specs);
+    o->fault_specs = NULL;
 }
 
 void opts_job_params(const struct opts *o, struct emu_job_params *p)

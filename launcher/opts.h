@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "emunic/netcfg.h"
+
 enum run_mode { MODE_RUN, MODE_INFO, MODE_CLEANUP, MODE_HELP, MODE_VERSION };
 enum bind_kind { BIND_NONE, BIND_CORE, BIND_NUMA };
 
@@ -23,6 +25,24 @@ struct opts {
     bool no_pmi;           /* no PMI server, no PMI_* variables */
     bool pmi_port;         /* PMI_PORT/PMI_ID (TCP) instead of PMI_FD */
     int verbose;
+    /* the emulated network (netopts.c) */
+    const char *machine_spec;  /* --machine NAME|FILE; NULL: ideal */
+    struct emu_machine machine;
+    double dilate;             /* --dilate K (1: none) */
+    const char *congestion_spec;
+    uint32_t congestion;       /* enum emu_congestion */
+    double congestion_load;
+    const char **fault_specs;  /* --fault SPEC, in order */
+    size_t nfault_specs;
+    const char *faults_file;   /* --faults FILE */
+    struct emu_fault_rule rules[EMU_FAULT_MAX];
+    uint32_t nrules;
+    uint64_t seed;             /* --seed N, or drawn at start (printed) */
+    bool seed_set;
+    bool unreliable;           /* --unreliable: no link-level reliability */
+    bool stats;                /* --stats */
+    const char *stats_json;    /* --stats-json FILE */
+    const char *trace;         /* --trace FILE */
     char *prog_path;       /* the program, resolved as execvp would */
     char **argv;           /* its argv (points into main's argv) */
 };

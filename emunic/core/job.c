@@ -14,7 +14,7 @@ static uint64_t page_up(uint64_t x) { return (x + 4095) & ~(uint64_t)4095; }
 static uint64_t line_up(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
 
 struct layout {
-    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire, total;
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire, off_net, off_links, total;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
 };
 
@@ -30,7 +30,9 @@ static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
     l->off_cmd = page_up(l->off_nodes + nnodes * sizeof(struct emu_node_info));
     l->off_cq = page_up(l->off_cmd + nranks * l->cmd_bytes);
     l->off_wire = page_up(l->off_cq + nranks * l->cq_bytes);
-    l->total = page_up(l->off_wire + nnodes * l->wire_bytes);
+    l->off_net = page_up(l->off_wire + nnodes * l->wire_bytes);
+    l->off_links = page_up(l->off_net + sizeof(struct emu_netcfg));
+    l->total = page_up(l->off_links + (uint64_t)nnodes * EMU_NET_LINKS_PER_NODE * sizeof(uint64_t));
 }
 
 void emu_job_params_default(struct emu_job_params *p)
@@ -103,6 +105,8 @@ int emu_job_create(struct emu_job *j, const char *jobid,
     h->off_cmd = l.off_cmd;
     h->off_cq = l.off_cq;
     h->off_wire = l.off_wire;
+    h->off_net = l.off_net;
+    h->off_links = l.off_links;
     h->cmd_bytes = l.cmd_bytes;
     h->cq_bytes = l.cq_bytes;
     h->wire_bytes = l.wire_bytes;
@@ -123,6 +127,13 @@ int emu_job_create(struct emu_job *j, const char *jobid,
         emu_waiter_init(&j->nodes[n].doorbell, efds ? efds[n] : -1);
         emu_ring_format(emu_job_wire_ring(j, n), h->wire_slots);
     }
+    /* the ideal machine until the launcher says otherwise */
+    struct emu_netcfg *net = emu_job_netcfg(j);
+    net->magic = EMU_NET_MAGIC;
+    net->flags = EMU_NET_RELIABLE;
+    net->dilate = 1.0;
+    net->start_ns = h->created_ns;
+    snprintf(net->m.name, sizeof net->m.name, "ideal");
     atomic_thread_fence(memory_order_release);
     h->magic = EMU_JOB_MAGIC;
     return 0;
@@ -140,7 +151,8 @@ static int header_ok(const struct emu_job_hdr *h, size_t size)
     return l.total == size && l.total == h->total_size &&
            l.off_ranks == h->off_ranks && l.off_nodes == h->off_nodes &&
            l.off_cmd == h->off_cmd && l.off_cq == h->off_cq &&
-           l.off_wire == h->off_wire && l.cmd_bytes == h->cmd_bytes &&
+           l.off_wire == h->off_wire && l.off_net == h->off_net && l.off_links == h->off_links &&
+           l.cmd_bytes == h->cmd_bytes &&
            l.cq_bytes == h->cq_bytes && l.wire_bytes == h->wire_bytes;
 }
 
@@ -189,6 +201,16 @@ void *emu_job_cq_ring(const struct emu_job *j, uint32_t rank)
 void *emu_job_wire_ring(const struct emu_job *j, uint32_t node)
 {
     return (char *)j->hdr + j->hdr->off_wire + (uint64_t)node * j->hdr->wire_bytes;
+}
+
+struct emu_netcfg *emu_job_netcfg(const struct emu_job *j)
+{
+    return (struct emu_netcfg *)((char *)j->hdr + j->hdr->off_net);
+}
+
+_Atomic uint64_t *emu_job_links(const struct emu_job *j)
+{
+    return (_Atomic uint64_t *)((char *)j->hdr + j->hdr->off_links);
 }
 
 void emu_jobid_new(char *buf, size_t n)

@@ -9,13 +9,14 @@
 #include <stdint.h>
 
 #include "emunic/counters.h"
+#include "emunic/netcfg.h"
 #include "emunic/region.h"
 #include "emunic/ring.h"
 #include "emunic/shm.h"
 #include "emunic/waiter.h"
 
 #define EMU_JOB_MAGIC 0x656d756e69636a62ull /* "emunicjb" */
-#define EMU_JOB_VERSION 1
+#define EMU_JOB_VERSION 2
 
 #define EMU_MAX_NODES 1024
 #define EMU_MAX_RANKS_PER_NODE 1024
@@ -63,7 +64,7 @@ struct emu_job_hdr {
     int32_t launcher_pid;
     uint64_t heap_size;
     uint64_t total_size;
-    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire;
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire, off_net, off_links;
     uint64_t cmd_bytes, cq_bytes, wire_bytes; /* per ring */
     int64_t created_ns;
     char jobid[EMU_JOBID_MAX];
@@ -99,6 +100,12 @@ void emu_job_detach(struct emu_job *j);
 void *emu_job_cmd_ring(const struct emu_job *j, uint32_t rank);
 void *emu_job_cq_ring(const struct emu_job *j, uint32_t rank);
 void *emu_job_wire_ring(const struct emu_job *j, uint32_t node);
+/* The network configuration (netcfg.h); the launcher writes it between
+ * emu_job_create and starting the daemons, everyone else only reads. */
+struct emu_netcfg *emu_job_netcfg(const struct emu_job *j);
+/* nnodes * EMU_NET_LINKS_PER_NODE busy-until times (node n's links at
+ * n * EMU_NET_LINKS_PER_NODE). */
+_Atomic uint64_t *emu_job_links(const struct emu_job *j);
 
 static inline uint32_t emu_job_node_of(const struct emu_job *j, uint32_t rank)
 {
