@@ -25,7 +25,19 @@
     X(backlog, "messages parked because a queue was full")                \
     X(polls_idle, "idle polling rounds")                                  \
     X(sleeps, "times the daemon blocked in io_uring")                     \
-    X(wakeups, "times the daemon woke from io_uring")
+    X(wakeups, "times the daemon woke from io_uring")                     \
+    X(doorbells, "times the daemon rang a rank's or NIC's doorbell")      \
+    X(packets, "wire packets (messages cut at the machine's MTU)")        \
+    X(delayed, "messages held back by the machine model")                 \
+    X(delay_ns, "total modelled delay added, ns")                         \
+    X(retransmits, "packets sent again by the reliability protocol")      \
+    X(drops, "packets lost (injected faults)")                            \
+    X(dups, "duplicate packets (injected, or retransmits) discarded")     \
+    X(corrupt, "packets that failed the checksum")                        \
+    X(reordered, "packets delivered out of order (injected)")             \
+    X(lost, "operations failed because the network lost them")           \
+    X(credit_stalls, "messages that waited for an injection slot or credit") \
+    X(queue_max, "deepest wire backlog seen, messages")
 
 struct emu_nic_counters {
 #define EMU_CTR_FIELD(name, doc) _Atomic uint64_t name;
