@@ -89,8 +89,9 @@ bench_merge() {
 
 # The runners' common options: -b BUILD_DIR, -r RUNS, -q, -h (usage is the
 # caller's function; --help as the first argument too). Sets $build, $bset,
-# $runs (default 3, 1 with -q) and $quick, and $nopt: how many arguments
-# were options. Use: bench_args "$@"; shift "$nopt".
+# $runs and $quick, and $nopt: how many arguments were options. Without -r,
+# runs is $runs_default (3), or $runs_quick (1) with -q.
+# Use: bench_args "$@"; shift "$nopt".
 bench_args() {
     [ "${1:-}" = --help ] && { usage; exit 0; }
     runs="" quick=0 bset=0
@@ -105,8 +106,8 @@ bench_args() {
         esac
     done
     nopt=$((OPTIND - 1))
-    case ${runs:-3} in
+    case ${runs:-1} in
     '' | *[!0-9]* | 0) echo "$me: -r wants a positive number, not '$runs'" >&2; exit 2 ;;
     esac
-    [ -n "$runs" ] || { [ "$quick" = 1 ] && runs=1 || runs=3; }
+    [ -n "$runs" ] || { [ "$quick" = 1 ] && runs=${runs_quick:-1} || runs=${runs_default:-3}; }
 }

@@ -31,35 +31,19 @@ set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build"
-runs=""
-quick=0
-bset=0
 usage() { sed -n '2,29s/^# \{0,1\}//p' "$0"; }
-[ "${1:-}" = --help ] && { usage; exit 0; }
-while getopts b:r:qh opt; do
-    case $opt in
-    b) build=$(cd "$OPTARG" && pwd); bset=1 ;;
-    r) runs=$OPTARG ;;
-    q) quick=1 ;;
-    h) usage; exit 0 ;;
-    *) usage >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
+me=run_armci.sh
+# shellcheck source=bench/bench_lib.sh
+. "$src/bench/bench_lib.sh"
+bench_args "$@"
+shift "$nopt"
 if [ $# -gt 1 ]; then
     echo "run_armci.sh: one OUT_DIR at most (got: $*)" >&2
     usage >&2
     exit 2
 fi
-case ${runs:-3} in
-'' | *[!0-9]* | 0) echo "run_armci.sh: -r wants a positive number, not '$runs'" >&2; exit 2 ;;
-esac
-[ -n "$runs" ] || { [ "$quick" = 1 ] && runs=1 || runs=3; }
 sub=bench-armci-results
 [ "$quick" = 1 ] && sub=bench-armci-results-quick
-me=run_armci.sh
-# shellcheck source=bench/bench_lib.sh
-. "$src/bench/bench_lib.sh"
 bench_dirs "$sub" "${1:-}"
 need="build the bench-armci target first"
 bench_need emunic-run emunic-nicd portals_lat armci_perf armci_rmw_counter armci_flow armci_order

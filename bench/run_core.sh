@@ -23,25 +23,15 @@ set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build"
-runs=3
-quick=0
-bset=0
 usage() { sed -n '2,23s/^# \{0,1\}//p' "$0"; }
-while getopts b:r:qh opt; do
-    case $opt in
-    b) build=$(cd "$OPTARG" && pwd); bset=1 ;;
-    r) runs=$OPTARG ;;
-    q) quick=1 ;;
-    h) usage; exit 0 ;;
-    *) usage >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
-sub=bench-results
-[ "$quick" = 1 ] && sub=bench-results-quick
+runs_default=3 runs_quick=3
 me=run_core.sh
 # shellcheck source=bench/bench_lib.sh
 . "$src/bench/bench_lib.sh"
+bench_args "$@"
+shift "$nopt"
+sub=bench-results
+[ "$quick" = 1 ] && sub=bench-results-quick
 bench_dirs "$sub" "${1:-}"
 need="build the bench targets first"
 bench_need emunic-run emunic-nicd core_pingpong core_bw core_scale core_scale_rank

@@ -33,21 +33,12 @@ set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build"
-runs=""
-quick=0
-bset=0
 usage() { sed -n '2,31s/^# \{0,1\}//p' "$0"; }
-[ "${1:-}" = --help ] && { usage; exit 0; }
-while getopts b:r:qh opt; do
-    case $opt in
-    b) build=$(cd "$OPTARG" && pwd); bset=1 ;;
-    r) runs=$OPTARG ;;
-    q) quick=1 ;;
-    h) usage; exit 0 ;;
-    *) usage >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
+me=run_dcmf.sh
+# shellcheck source=bench/bench_lib.sh
+. "$src/bench/bench_lib.sh"
+bench_args "$@"
+shift "$nopt"
 # a build tree as the first argument, then an optional OUT_DIR
 if [ "$bset" = 0 ] && [ $# -ge 1 ] && [ -f "$1/CMakeCache.txt" ]; then
     build=$(cd "$1" && pwd)
@@ -58,15 +49,8 @@ if [ $# -gt 1 ]; then
     echo "run_dcmf.sh: one OUT_DIR at most (got: $*)" >&2
     exit 2
 fi
-case ${runs:-3} in
-'' | *[!0-9]* | 0) echo "run_dcmf.sh: -r wants a positive number, not '$runs'" >&2; exit 2 ;;
-esac
-[ -n "$runs" ] || { [ "$quick" = 1 ] && runs=1 || runs=3; }
 sub=bench-dcmf-results
 [ "$quick" = 1 ] && sub=bench-dcmf-results-quick
-me=run_dcmf.sh
-# shellcheck source=bench/bench_lib.sh
-. "$src/bench/bench_lib.sh"
 bench_dirs "$sub" "${1:-}"
 need="build them first: cmake --build $build --target bench-dcmf (or the four dcmf_* targets)"
 bench_need emunic-run emunic-nicd dcmf_latency dcmf_bandwidth dcmf_fifo dcmf_consistency

@@ -29,34 +29,19 @@ set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build"
-runs=""
-quick=0
-bset=0
 usage() { sed -n '2,28s/^# \{0,1\}//p' "$0"; }
-[ "${1:-}" = --help ] && { usage; exit 0; }
-while getopts b:r:qh opt; do
-    case $opt in
-    b) build=$(cd "$OPTARG" && pwd); bset=1 ;;
-    r) runs=$OPTARG ;;
-    q) quick=1 ;;
-    h) usage; exit 0 ;;
-    *) usage >&2; exit 2 ;;
-    esac
-done
-shift $((OPTIND - 1))
+runs_default=1
+me=run_nbi.sh
+# shellcheck source=bench/bench_lib.sh
+. "$src/bench/bench_lib.sh"
+bench_args "$@"
+shift "$nopt"
 if [ $# -gt 1 ]; then
     echo "run_nbi.sh: one OUT_DIR at most (got: $*)" >&2
     exit 2
 fi
-case ${runs:-1} in
-'' | *[!0-9]* | 0) echo "run_nbi.sh: -r wants a positive number, not '$runs'" >&2; exit 2 ;;
-esac
-runs=${runs:-1}
 sub=bench-nbi-results
 [ "$quick" = 1 ] && sub=bench-nbi-results-quick
-me=run_nbi.sh
-# shellcheck source=bench/bench_lib.sh
-. "$src/bench/bench_lib.sh"
 bench_dirs "$sub" "${1:-}"
 need="build the nbi_* targets first"
 bench_need emunic-run emunic-nicd nbi_latency nbi_rate nbi_overlap nbi_stencil nbi_alltoall
