@@ -283,33 +283,41 @@ pami_result_t pamil_attr_query(const char *fn, struct pamil_client *cl, pami_con
     return PAMI_SUCCESS;
 }
 
+pami_result_t pamil_attr_query_all(const char *fn, struct pamil_client *cl, pami_configuration_t cfg[], size_t n)
+{
+    if (n && !cfg)
+        return pamil_fail(PAMI_INVAL, fn, "%zu configurations but the array is NULL", n);
+    pami_result_t rc = PAMI_SUCCESS;
+    for (size_t i = 0; i < n; i++)
+        if (pamil_attr_query(fn, cl, &cfg[i]) != PAMI_SUCCESS)
+            rc = PAMI_INVAL; /* the others are still answered */
+    return rc;
+}
+
+pami_result_t pamil_attr_update_none(const char *fn, const pami_configuration_t cfg[], size_t n)
+{
+    if (n && !cfg)
+        return pamil_fail(PAMI_INVAL, fn, "%zu configurations but the array is NULL", n);
+    if (n)
+        return pamil_fail(PAMI_INVAL, fn, "attribute %d is read-only", (int)cfg[0].name);
+    return PAMI_SUCCESS;
+}
+
 pami_result_t PAMI_Client_query(pami_client_t client, pami_configuration_t configuration[],
                                 size_t num_configs)
 {
-    static const char fn[] = "PAMI_Client_query";
-    struct pamil_client *cl = pamil_client_of(fn, client);
+    struct pamil_client *cl = pamil_client_of("PAMI_Client_query", client);
     if (!cl)
         return PAMI_INVAL;
-    if (num_configs && !configuration)
-        return pamil_fail(PAMI_INVAL, fn, "%zu configurations but the array is NULL", num_configs);
-    pami_result_t rc = PAMI_SUCCESS;
-    for (size_t i = 0; i < num_configs; i++)
-        if (pamil_attr_query(fn, cl, &configuration[i]) != PAMI_SUCCESS)
-            rc = PAMI_INVAL; /* the others are still answered */
-    return rc;
+    return pamil_attr_query_all("PAMI_Client_query", cl, configuration, num_configs);
 }
 
 pami_result_t PAMI_Client_update(pami_client_t client, pami_configuration_t configuration[],
                                  size_t num_configs)
 {
-    static const char fn[] = "PAMI_Client_update";
-    if (!pamil_client_of(fn, client))
+    if (!pamil_client_of("PAMI_Client_update", client))
         return PAMI_INVAL;
-    if (num_configs && !configuration)
-        return pamil_fail(PAMI_INVAL, fn, "%zu configurations but the array is NULL", num_configs);
-    if (num_configs)
-        return pamil_fail(PAMI_INVAL, fn, "attribute %d is read-only", (int)configuration[0].name);
-    return PAMI_SUCCESS;
+    return pamil_attr_update_none("PAMI_Client_update", configuration, num_configs);
 }
 
 /* ---- time ---- */

@@ -565,27 +565,15 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
 
 pami_result_t PAMI_Context_query(pami_context_t context, pami_configuration_t configuration[], size_t num_configs)
 {
-    static const char fn[] = "PAMI_Context_query";
-    struct pamil_context *c = pamil_context_of(fn, context);
+    struct pamil_context *c = pamil_context_of("PAMI_Context_query", context);
     if (!c)
         return PAMI_INVAL;
-    if (num_configs && !configuration)
-        return pamil_fail(PAMI_INVAL, fn, "%zu configurations but the array is NULL", num_configs);
-    pami_result_t rc = PAMI_SUCCESS;
-    for (size_t i = 0; i < num_configs; i++)
-        if (pamil_attr_query(fn, c->client, &configuration[i]) != PAMI_SUCCESS)
-            rc = PAMI_INVAL;
-    return rc;
+    return pamil_attr_query_all("PAMI_Context_query", c->client, configuration, num_configs);
 }
 
 pami_result_t PAMI_Context_update(pami_context_t context, pami_configuration_t configuration[], size_t num_configs)
 {
-    static const char fn[] = "PAMI_Context_update";
-    if (!pamil_context_of(fn, context))
+    if (!pamil_context_of("PAMI_Context_update", context))
         return PAMI_INVAL;
-    if (num_configs && !configuration)
-        return pamil_fail(PAMI_INVAL, fn, "%zu configurations but the array is NULL", num_configs);
-    if (num_configs)
-        return pamil_fail(PAMI_INVAL, fn, "attribute %d is read-only", (int)configuration[0].name);
-    return PAMI_SUCCESS;
+    return pamil_attr_update_none("PAMI_Context_update", configuration, num_configs);
 }

@@ -224,6 +224,10 @@ pami_result_t pamil_status_result(unsigned st);
 
 /* Answer one attribute (client, context and dispatch attributes alike). */
 pami_result_t pamil_attr_query(const char *fn, struct pamil_client *cl, pami_configuration_t *a);
+/* The *_query calls: every attribute answered, PAMI_INVAL if any was not.
+ * The *_update calls: nothing is writable. */
+pami_result_t pamil_attr_query_all(const char *fn, struct pamil_client *cl, pami_configuration_t cfg[], size_t n);
+pami_result_t pamil_attr_update_none(const char *fn, const pami_configuration_t cfg[], size_t n);
 
 /* Handle lookups: NULL after a one-line message. */
 struct pamil_client *pamil_client_of(const char *fn, pami_client_t c);

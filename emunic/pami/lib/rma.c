@@ -173,33 +173,9 @@ static pami_result_t by_address(const char *fn, pami_context_t context, const pa
     return run_xfer(c, &x);
 }
 
-pami_result_t PAMI_Put(pami_context_t context, pami_put_simple_t *p)
-{
-    if (!p)
-        return pamil_fail(PAMI_INVAL, "PAMI_Put", "parameters is NULL");
-    return by_address("PAMI_Put", context, &p->rma, &p->addr, NULL, p->put.rdone_fn, 1);
-}
 
-pami_result_t PAMI_Put_typed(pami_context_t context, pami_put_typed_t *p)
-{
-    if (!p)
-        return pamil_fail(PAMI_INVAL, "PAMI_Put_typed", "parameters is NULL");
-    return by_address("PAMI_Put_typed", context, &p->rma, &p->addr, &p->type, p->put.rdone_fn, 1);
-}
 
-pami_result_t PAMI_Get(pami_context_t context, pami_get_simple_t *p)
-{
-    if (!p)
-        return pamil_fail(PAMI_INVAL, "PAMI_Get", "parameters is NULL");
-    return by_address("PAMI_Get", context, &p->rma, &p->addr, NULL, NULL, 0);
-}
 
-pami_result_t PAMI_Get_typed(pami_context_t context, pami_get_typed_t *p)
-{
-    if (!p)
-        return pamil_fail(PAMI_INVAL, "PAMI_Get_typed", "parameters is NULL");
-    return by_address("PAMI_Get_typed", context, &p->rma, &p->addr, &p->type, NULL, 0);
-}
 
 /* ---- by memory region ---- */
 
@@ -242,30 +218,22 @@ static pami_result_t by_region(const char *fn, pami_context_t context, const pam
     return run_xfer(c, &x);
 }
 
-pami_result_t PAMI_Rput(pami_context_t context, pami_rput_simple_t *p)
-{
-    if (!p)
-        return pamil_fail(PAMI_INVAL, "PAMI_Rput", "parameters is NULL");
-    return by_region("PAMI_Rput", context, &p->rma, &p->rdma, NULL, p->put.rdone_fn, 1);
-}
+/* ---- the calls ---- */
 
-pami_result_t PAMI_Rput_typed(pami_context_t context, pami_rput_typed_t *p)
-{
-    if (!p)
-        return pamil_fail(PAMI_INVAL, "PAMI_Rput_typed", "parameters is NULL");
-    return by_region("PAMI_Rput_typed", context, &p->rma, &p->rdma, &p->type, p->put.rdone_fn, 1);
-}
+/* name(context, p): p's members go to how(), after a NULL check */
+#define RMA_CALL(name, ptype, how, ...)                                          \
+    pami_result_t name(pami_context_t context, ptype *p)                         \
+    {                                                                            \
+        if (!p)                                                                  \
+            return pamil_fail(PAMI_INVAL, #name, "parameters is NULL");          \
+        return how(#name, context, __VA_ARGS__);                                 \
+    }
 
-pami_result_t PAMI_Rget(pami_context_t context, pami_rget_simple_t *p)
-{
-    if (!p)
-        return pamil_fail(PAMI_INVAL, "PAMI_Rget", "parameters is NULL");
-    return by_region("PAMI_Rget", context, &p->rma, &p->rdma, NULL, NULL, 0);
-}
-
-pami_result_t PAMI_Rget_typed(pami_context_t context, pami_rget_typed_t *p)
-{
-    if (!p)
-        return pamil_fail(PAMI_INVAL, "PAMI_Rget_typed", "parameters is NULL");
-    return by_region("PAMI_Rget_typed", context, &p->rma, &p->rdma, &p->type, NULL, 0);
-}
+RMA_CALL(PAMI_Put, pami_put_simple_t, by_address, &p->rma, &p->addr, NULL, p->put.rdone_fn, 1)
+RMA_CALL(PAMI_Put_typed, pami_put_typed_t, by_address, &p->rma, &p->addr, &p->type, p->put.rdone_fn, 1)
+RMA_CALL(PAMI_Get, pami_get_simple_t, by_address, &p->rma, &p->addr, NULL, NULL, 0)
+RMA_CALL(PAMI_Get_typed, pami_get_typed_t, by_address, &p->rma, &p->addr, &p->type, NULL, 0)
+RMA_CALL(PAMI_Rput, pami_rput_simple_t, by_region, &p->rma, &p->rdma, NULL, p->put.rdone_fn, 1)
+RMA_CALL(PAMI_Rput_typed, pami_rput_typed_t, by_region, &p->rma, &p->rdma, &p->type, p->put.rdone_fn, 1)
+RMA_CALL(PAMI_Rget, pami_rget_simple_t, by_region, &p->rma, &p->rdma, NULL, NULL, 0)
+RMA_CALL(PAMI_Rget_typed, pami_rget_typed_t, by_region, &p->rma, &p->rdma, &p->type, NULL, 0)

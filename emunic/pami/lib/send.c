@@ -209,13 +209,7 @@ pami_result_t PAMI_Dispatch_query(pami_context_t context, size_t dispatch,
         return PAMI_INVAL;
     if (dispatch >= PAMIL_DISPATCH_MAX)
         return pamil_fail(PAMI_INVAL, fn, "dispatch id %zu out of range", dispatch);
-    if (num_configs && !configuration)
-        return pamil_fail(PAMI_INVAL, fn, "%zu configurations but the array is NULL", num_configs);
-    pami_result_t rc = PAMI_SUCCESS;
-    for (size_t i = 0; i < num_configs; i++)
-        if (pamil_attr_query(fn, c->client, &configuration[i]) != PAMI_SUCCESS)
-            rc = PAMI_INVAL;
-    return rc;
+    return pamil_attr_query_all(fn, c->client, configuration, num_configs);
 }
 
 pami_result_t PAMI_Dispatch_update(pami_context_t context, size_t dispatch,
@@ -226,11 +220,7 @@ pami_result_t PAMI_Dispatch_update(pami_context_t context, size_t dispatch,
         return PAMI_INVAL;
     if (dispatch >= PAMIL_DISPATCH_MAX)
         return pamil_fail(PAMI_INVAL, fn, "dispatch id %zu out of range", dispatch);
-    if (num_configs && !configuration)
-        return pamil_fail(PAMI_INVAL, fn, "%zu configurations but the array is NULL", num_configs);
-    if (num_configs)
-        return pamil_fail(PAMI_INVAL, fn, "attribute %d is read-only", (int)configuration[0].name);
-    return PAMI_SUCCESS;
+    return pamil_attr_update_none(fn, configuration, num_configs);
 }
 
 /* ---- target ---- */
