@@ -926,6 +926,7 @@ extern pami_type_t PAMI_TYPE_LOGICAL1;
 extern pami_type_t PAMI_TYPE_LOGICAL2;
 extern pami_type_t PAMI_TYPE_LOGICAL4;
 extern pami_type_t PAMI_TYPE_LOGICAL8;
+extern pami_type_t PAMI_TYPE_LOGICAL; /* deprecated: the same type as PAMI_TYPE_LOGICAL4 */
 extern pami_type_t PAMI_TYPE_SINGLE_COMPLEX;
 extern pami_type_t PAMI_TYPE_DOUBLE_COMPLEX;
 /* (value, index) pairs for MAXLOC / MINLOC */

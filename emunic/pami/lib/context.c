@@ -23,6 +23,19 @@ _Static_assert(sizeof(struct pamil_work_item) <= sizeof(pami_work_t), "work stor
 
 /* ---- handles ---- */
 
+/* Only handles the clients list are looked at: a destroyed context's
+ * memory is gone. */
+static int live_context(const void *c)
+{
+    for (unsigned i = 0; i < PAMIL_MAX_CLIENTS; i++) {
+        struct pamil_client *cl = pamil.clients[i];
+        for (size_t k = 0; cl && k < cl->ncontexts; k++)
+            if (cl->ctx[k] == c && cl->ctx[k]->magic == PAMIL_CTX_MAGIC)
+                return 1;
+    }
+    return 0;
+}
+
 struct pamil_context *pamil_context_of(const char *fn, pami_context_t ctx)
 {
     struct pamil_context *c = ctx;
@@ -30,14 +43,8 @@ struct pamil_context *pamil_context_of(const char *fn, pami_context_t ctx)
         pamil_fail(PAMI_INVAL, fn, "the context is PAMI_CONTEXT_NULL");
         return NULL;
     }
-    /* only handles the clients list are looked at: a destroyed context's
-     * memory is gone */
-    for (unsigned i = 0; i < PAMIL_MAX_CLIENTS; i++) {
-        struct pamil_client *cl = pamil.clients[i];
-        for (size_t k = 0; cl && k < cl->ncontexts; k++)
-            if (cl->ctx[k] == c && c->magic == PAMIL_CTX_MAGIC)
-                return c;
-    }
+    if (live_context(c))
+        return c;
     pamil_fail(PAMI_INVAL, fn, "%p is not a live context", ctx);
     return NULL;
 }
@@ -544,11 +551,16 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
     static const char fn[] = "PAMI_Context_destroyv";
     if (!contexts || !ncontexts)
         return pamil_fail(PAMI_INVAL, fn, "no contexts");
+    /* IBM's API tests (test/api/init_util.h, pami_shutdown) pass the one
+     * context handle itself where the array belongs; do what they mean */
+    pami_context_t self = (pami_context_t)contexts;
+    int handle_given = ncontexts == 1 && live_context(self);
+    pami_context_t *list = handle_given ? &self : contexts;
     for (size_t i = 0; i < ncontexts; i++)
-        if (!pamil_context_of(fn, contexts[i]))
+        if (!pamil_context_of(fn, list[i]))
             return PAMI_INVAL;
     for (size_t i = 0; i < ncontexts; i++) {
-        struct pamil_context *c = contexts[i];
+        struct pamil_context *c = list[i];
         struct pamil_client *cl = c->client;
         pamil_async_stop(c);
         pamil_coll_context_fini(c);
@@ -558,7 +570,8 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
             cl->ncontexts = 0;
         pthread_mutex_unlock(&pamil.demux_mu);
         context_free(c);
-        contexts[i] = PAMI_CONTEXT_NULL;
+        if (!handle_given)
+            contexts[i] = PAMI_CONTEXT_NULL;
     }
     return PAMI_SUCCESS;
 }

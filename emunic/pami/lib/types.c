@@ -164,6 +164,7 @@ pami_type_t PAMI_TYPE_LONG_DOUBLE = &t_ldouble;
 pami_type_t PAMI_TYPE_LOGICAL1 = &t_log1;
 pami_type_t PAMI_TYPE_LOGICAL2 = &t_log2;
 pami_type_t PAMI_TYPE_LOGICAL4 = &t_log4;
+pami_type_t PAMI_TYPE_LOGICAL = &t_log4; /* older name of LOGICAL4, kept by IBM for old clients */
 pami_type_t PAMI_TYPE_LOGICAL8 = &t_log8;
 pami_type_t PAMI_TYPE_SINGLE_COMPLEX = &t_fcomplex;
 pami_type_t PAMI_TYPE_DOUBLE_COMPLEX = &t_dcomplex;
