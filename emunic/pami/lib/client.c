@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emunic/waiter.h"
 #include "pami_lib.h"
 
 struct pamil_state pamil = {
@@ -153,6 +154,8 @@ pami_result_t PAMI_Client_create(const char *name, pami_client_t *client,
     cl->size = emunic_size();
     cl->space_key = (uint32_t)key;
     pamil.clients[idx] = cl;
+    /* once: the budget reads the host's core count from /sys (~10 us) */
+    pamil.poll_ns = emu_poll_budget_ns(emunic_size() + emunic_nnodes());
     if (!pamil.idle_sleep_ns) {
         const char *e = getenv("EMUNIC_PAMI_IDLE_SLEEP_US");
         pamil.idle_sleep_ns = e ? (int64_t)strtoll(e, NULL, 10) * 1000 : 1000000;

@@ -336,7 +336,7 @@ static size_t advance_idle(struct pamil_context *c, size_t maximum)
         c->last_event_ns = now;
         return n;
     }
-    if (c->in_callback || pamil.idle_sleep_ns <= 0 || now - c->last_event_ns < emu_poll_budget_ns(emunic_size() + emunic_nnodes())) {
+    if (c->in_callback || pamil.idle_sleep_ns <= 0 || now - c->last_event_ns < pamil.poll_ns) {
         sched_yield();
         return 0;
     }

@@ -210,6 +210,7 @@ struct pamil_state {
     /* one thread at a time moves the rank's queue into inboxes */
     pthread_mutex_t demux_mu;
     int64_t idle_sleep_ns;
+    int64_t poll_ns; /* how long an idle advance keeps polling before it sleeps */
 };
 
 extern struct pamil_state pamil;
