@@ -67,9 +67,9 @@ struct pamil_op *pamil_op_new(struct pamil_context *c, unsigned kind)
     struct pamil_op *op = calloc(1, sizeof *op);
     if (!op)
         return NULL;
-    op->magic = PAMIL_OP_MAGIC;
     op->kind = (uint8_t)kind;
     op->ctx = c;
+    op->magic = PAMIL_OP_MAGIC; /* last: publishes ctx to the router */
     return op;
 }
 
@@ -559,10 +559,13 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
     for (size_t i = 0; i < ncontexts; i++)
         if (!pamil_context_of(fn, list[i]))
             return PAMI_INVAL;
+    /* every progress thread of the list first: one left running could
+     * route a completion into a context being freed */
+    for (size_t i = 0; i < ncontexts; i++)
+        pamil_async_stop(list[i]);
     for (size_t i = 0; i < ncontexts; i++) {
         struct pamil_context *c = list[i];
         struct pamil_client *cl = c->client;
-        pamil_async_stop(c);
         pamil_coll_context_fini(c);
         pthread_mutex_lock(&pamil.demux_mu);
         cl->ctx[c->offset] = NULL;

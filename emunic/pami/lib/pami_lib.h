@@ -102,7 +102,9 @@ enum pamil_pull_stage {
 #define PAMIL_OP_MAGIC 0x9a31c0deu
 
 struct pamil_op {
-    uint32_t magic;
+    /* atomic, stored last by pamil_op_new: the thread that routes the op's
+     * completion (any context's) reads ctx only after seeing it */
+    _Atomic uint32_t magic;
     uint8_t kind;
     struct pamil_context *ctx;
     pami_event_function local_fn, remote_fn;
@@ -195,8 +197,10 @@ struct pamil_client {
     unsigned index;
     char name[64];
     uint32_t task, size;
-    size_t ncontexts;
-    struct pamil_context *ctx[PAMIL_MAX_CONTEXTS];
+    /* atomics: progress threads look contexts up while others are made
+     * or destroyed */
+    _Atomic size_t ncontexts;
+    struct pamil_context *_Atomic ctx[PAMIL_MAX_CONTEXTS];
     int contexts_created;
     uint32_t space_key; /* this task's whole-address-space region */
     pami_geometry_t world;
