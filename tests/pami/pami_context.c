@@ -4,8 +4,9 @@
  *   unlock by a thread that does not hold it, trylock of a held context);
  *   PAMI_Context_post: runs inside a later advance of that context only,
  *   a work function returning EAGAIN runs again, posts from another thread;
- *   advance / advancev / trylock_advancev return SUCCESS when something ran
- *   and EAGAIN when nothing did (trylock_advancev skips a locked context);
+ *   advance / advancev / trylock_advancev return SUCCESS whether or not
+ *   anything ran, as IBM's PAMI does (trylock_advancev skips a locked
+ *   context: what ran is checked by its effects);
  *   advance from inside a callback of the same context is refused.
  * "multi": 1..4 contexts; every task sends to every context of every task;
  *   callbacks run only inside their own context's advance, and a context
@@ -98,12 +99,11 @@ static void local_advances(pami_context_t ctx, void *cookie, pami_result_t r)
 /* Advance until nothing is left (no completion or message for a while). */
 static void drain(pami_context_t ctx)
 {
-    double quiet = pt_now() + 0.05, end = pt_now() + 5;
-    while (pt_now() < quiet) {
-        if (PAMI_Context_advance(ctx, 1) == PAMI_SUCCESS)
-            quiet = pt_now() + 0.05;
-        CHECK(pt_now() < end, "the context never went quiet");
-    }
+    /* an advance returns PAMI_SUCCESS with or without events (as IBM's
+     * PAMI does), so drain by time */
+    double quiet = pt_now() + 0.1;
+    while (pt_now() < quiet)
+        CHECK_RC(PAMI_Context_advance(ctx, 1), PAMI_SUCCESS);
 }
 
 static void basic(void)
@@ -129,15 +129,15 @@ static void basic(void)
     CHECK_RC(PAMI_Context_unlock(c1), PAMI_SUCCESS);
     pthread_join(th, NULL);
 
-    /* advance on an idle context: EAGAIN (after the start-up traffic) */
+    /* advance on an idle context: PAMI_SUCCESS, as IBM's PAMI returns it */
     drain(c0);
     drain(c1);
-    CHECK_RC(PAMI_Context_advance(c1, 1), PAMI_EAGAIN);
-    CHECK_RC(PAMI_Context_advance(c1, 10), PAMI_EAGAIN);
+    CHECK_RC(PAMI_Context_advance(c1, 1), PAMI_SUCCESS);
+    CHECK_RC(PAMI_Context_advance(c1, 10), PAMI_SUCCESS);
     pami_context_t both[2] = {c0, c1};
     pami_context_t only1[1] = {c1};
-    CHECK_RC(PAMI_Context_advancev(only1, 1, 1), PAMI_EAGAIN);
-    CHECK_RC(PAMI_Context_trylock_advancev(only1, 1, 1), PAMI_EAGAIN);
+    CHECK_RC(PAMI_Context_advancev(only1, 1, 1), PAMI_SUCCESS);
+    CHECK_RC(PAMI_Context_trylock_advancev(only1, 1, 1), PAMI_SUCCESS);
 
     /* post: runs at the next advance of that context, not another's */
     struct work w1 = {.expect = c1};
@@ -147,7 +147,7 @@ static void basic(void)
     CHECK(atomic_load(&w1.runs) == 0, "work posted to context 1 ran in context 0's advance");
     CHECK_RC(PAMI_Context_advance(c1, 1), PAMI_SUCCESS);
     CHECK(atomic_load(&w1.runs) == 1, "posted work ran %ld times", atomic_load(&w1.runs));
-    CHECK_RC(PAMI_Context_advance(c1, 1), PAMI_EAGAIN);
+    CHECK_RC(PAMI_Context_advance(c1, 1), PAMI_SUCCESS);
     CHECK(atomic_load(&w1.runs) == 1, "posted work ran again (%ld)", atomic_load(&w1.runs));
 
     /* EAGAIN: re-run at later advances until SUCCESS */
@@ -156,7 +156,7 @@ static void basic(void)
     for (int i = 0; i < 4; i++)
         CHECK_RC(PAMI_Context_advance(c1, 1), PAMI_SUCCESS);
     CHECK(atomic_load(&w2.runs) == 4, "EAGAIN work ran %ld times, want 4", atomic_load(&w2.runs));
-    CHECK_RC(PAMI_Context_advance(c1, 1), PAMI_EAGAIN);
+    CHECK_RC(PAMI_Context_advance(c1, 1), PAMI_SUCCESS);
     CHECK(atomic_load(&w2.runs) == 4, "finished work ran again");
 
     /* posts in order, several in one advance */
@@ -179,7 +179,7 @@ static void basic(void)
     CHECK_RC(PAMI_Context_post(c1, &w5.w, work_fn, &w5), PAMI_SUCCESS);
     pthread_create(&th, NULL, other_thread_holds, c1);
     pt_wait_noadvance(&holder_has_lock, 1, 20);
-    CHECK_RC(PAMI_Context_trylock_advancev(only1, 1, 1), PAMI_EAGAIN); /* locked: skipped */
+    CHECK_RC(PAMI_Context_trylock_advancev(only1, 1, 1), PAMI_SUCCESS); /* locked: skipped */
     CHECK(atomic_load(&w5.runs) == 0, "trylock_advancev advanced a locked context");
     pthread_join(th, NULL);
     CHECK_RC(PAMI_Context_trylock_advancev(both, 2, 1), PAMI_SUCCESS);

@@ -909,6 +909,7 @@ pami_result_t PAMI_Collective(pami_context_t context, pami_xfer_t *cmd);
 
 /* predefined contiguous types */
 extern pami_type_t PAMI_TYPE_BYTE;
+extern pami_type_t PAMI_TYPE_CONTIGUOUS; /* deprecated: the same type as PAMI_TYPE_BYTE */
 extern pami_type_t PAMI_TYPE_SIGNED_CHAR;
 extern pami_type_t PAMI_TYPE_UNSIGNED_CHAR;
 extern pami_type_t PAMI_TYPE_SIGNED_SHORT;

@@ -86,6 +86,12 @@ static pami_result_t check_send(const char *fn, struct pamil_context *c, const p
         return pamil_fail(PAMI_INVAL, fn, "dispatch id %zu out of range (0..%d)", s->dispatch, PAMIL_DISPATCH_MAX - 1);
     if ((s->header.iov_len && !s->header.iov_base) || (s->data.iov_len && !s->data.iov_base))
         return pamil_fail(PAMI_INVAL, fn, "an iovec has a length but no base");
+    /* dispatch ids are registered alike on every task, so the local
+     * registration says whether the target takes long headers */
+    const struct pamil_dispatch *d = &c->dispatch[s->dispatch];
+    if (d->set && d->hints.long_header == PAMI_HINT_DISABLE && s->header.iov_len > EMU_INLINE_MAX)
+        return pamil_fail(PAMI_INVAL, fn, "a %zu-byte header on dispatch %zu, which was set with long headers "
+                          "disabled (at most %d bytes)", s->header.iov_len, s->dispatch, EMU_INLINE_MAX);
     return pamil_check_ep(fn, c, s->dest);
 }
 

@@ -148,6 +148,7 @@ PREDEF(t_loc_ldouble_int, PT_LOC_LONGDOUBLE_INT, sizeof(struct pt_loc_longdouble
 
 pami_type_t PAMI_TYPE_NULL = NULL;
 pami_type_t PAMI_TYPE_BYTE = &t_byte;
+pami_type_t PAMI_TYPE_CONTIGUOUS = &t_byte; /* older name of BYTE (IBM's tests, MPICH pamid) */
 pami_type_t PAMI_TYPE_SIGNED_CHAR = &t_schar;
 pami_type_t PAMI_TYPE_UNSIGNED_CHAR = &t_uchar;
 pami_type_t PAMI_TYPE_SIGNED_SHORT = &t_sshort;
