@@ -289,8 +289,9 @@ int cg_cau_ok(pami_data_function op, const struct pamil_type *t, size_t bytes)
     if (dt != EMU_INT32 && dt != EMU_UINT32 && dt != EMU_INT64 && dt != EMU_UINT64 && dt != EMU_FLOAT &&
         dt != EMU_DOUBLE)
         return 0;
-    return aop == EMU_AOP_SUM || aop == EMU_AOP_MIN || aop == EMU_AOP_MAX || aop == EMU_AOP_BAND ||
-           aop == EMU_AOP_BOR || aop == EMU_AOP_BXOR;
+    /* every reduction the NIC's arithmetic defines on the type (no bitwise
+     * or logical ops on floats) */
+    return aop >= 0 && emu_aop_valid((unsigned)aop, (unsigned)dt) && !emu_aop_is_swap((unsigned)aop);
 }
 
 /* ---- barrier ---- */
@@ -480,7 +481,8 @@ static int ar_hybrid(struct cg_coll *x, int cau)
         return rc;
     if (cau && !cg_cau_ok(a->op, x->rt, bytes))
         return pamil_fail(PAMI_INVAL, FN, "the CAU allreduce takes at most %d bytes of 32/64-bit integers or "
-                          "floats with SUM, MIN, MAX, BAND, BOR or BXOR", CG_CAU_MAX);
+                          "floats, with a reduction defined on the type (no bitwise or logical ops on floats)",
+                          CG_CAU_MAX);
     add_copy(x, 0, a->rcvbuf, a->sndbuf, bytes);
     shm_prep(x);
     shm_reduce(x, 1, a->rcvbuf, bytes);
