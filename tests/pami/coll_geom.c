@@ -58,8 +58,8 @@ static void errors(void)
     CHECK(md.check_fn(&x).check.range, "check_fn accepts 128 bytes");
     CHECK_RC(PAMI_Collective(ct_ctx, &x), PAMI_INVAL);
     x.cmd.xfer_allreduce.stypecount = x.cmd.xfer_allreduce.rtypecount = 2;
-    x.cmd.xfer_allreduce.op = PAMI_DATA_PROD;
-    CHECK(md.check_fn(&x).check.datatype_op, "check_fn accepts PROD");
+    x.cmd.xfer_allreduce.op = PAMI_DATA_BAND; /* no bitwise ops on doubles */
+    CHECK(md.check_fn(&x).check.datatype_op, "check_fn accepts BAND on doubles");
     CHECK_RC(PAMI_Collective(ct_ctx, &x), PAMI_INVAL);
     /* root outside the geometry: a geometry of task 0 only */
     if (ct_task == 0) {
