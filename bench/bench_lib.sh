@@ -111,3 +111,17 @@ bench_args() {
     esac
     [ -n "$runs" ] || { [ "$quick" = 1 ] && runs=${runs_quick:-1} || runs=${runs_default:-3}; }
 }
+
+# After bench_args: at most one OUT_DIR may be left ("$@"); sets $out (and
+# $bin, $run) from it or from the default subdirectory $1 of the build
+# (with -quick appended under -q). Use: bench_outdir NAME "$@".
+bench_outdir() {
+    sub=$1
+    shift
+    if [ $# -gt 1 ]; then
+        echo "$me: one OUT_DIR at most (got: $*)" >&2
+        exit 2
+    fi
+    [ "$quick" = 1 ] && sub=$sub-quick
+    bench_dirs "$sub" "${1:-}"
+}

@@ -37,14 +37,7 @@ me=run_armci.sh
 . "$src/bench/bench_lib.sh"
 bench_args "$@"
 shift "$nopt"
-if [ $# -gt 1 ]; then
-    echo "run_armci.sh: one OUT_DIR at most (got: $*)" >&2
-    usage >&2
-    exit 2
-fi
-sub=bench-armci-results
-[ "$quick" = 1 ] && sub=bench-armci-results-quick
-bench_dirs "$sub" "${1:-}"
+bench_outdir bench-armci-results "$@"
 need="build the bench-armci target first"
 bench_need emunic-run emunic-nicd portals_lat armci_perf armci_rmw_counter armci_flow armci_order
 mkdir -p "$out"

@@ -36,13 +36,7 @@ me=run_nbi.sh
 . "$src/bench/bench_lib.sh"
 bench_args "$@"
 shift "$nopt"
-if [ $# -gt 1 ]; then
-    echo "run_nbi.sh: one OUT_DIR at most (got: $*)" >&2
-    exit 2
-fi
-sub=bench-nbi-results
-[ "$quick" = 1 ] && sub=bench-nbi-results-quick
-bench_dirs "$sub" "${1:-}"
+bench_outdir bench-nbi-results "$@"
 need="build the nbi_* targets first"
 bench_need emunic-run emunic-nicd nbi_latency nbi_rate nbi_overlap nbi_stencil nbi_alltoall
 mkdir -p "$out"

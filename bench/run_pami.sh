@@ -26,13 +26,7 @@ usage() { sed -n '2,19s/^# \{0,1\}//p' "$0"; }
 . "$src/bench/bench_lib.sh"
 bench_args "$@"
 shift "$nopt"
-if [ $# -gt 1 ]; then
-    echo "$me: one OUT_DIR at most (got: $*)" >&2
-    exit 2
-fi
-sub=bench-pami-results
-[ "$quick" = 1 ] && sub=bench-pami-results-quick
-bench_dirs "$sub" "${1:-}"
+bench_outdir bench-pami-results "$@"
 need="build them first: cmake --build $build --target pami_rma pami_rmw"
 bench_need emunic-run emunic-nicd pami_rma pami_rmw
 mkdir -p "$out"

@@ -27,13 +27,7 @@ usage() { sed -n '2,20s/^# \{0,1\}//p' "$0"; }
 . "$src/bench/bench_lib.sh"
 bench_args "$@"
 shift "$nopt"
-if [ $# -gt 1 ]; then
-    echo "$me: one OUT_DIR at most (got: $*)" >&2
-    exit 2
-fi
-sub=bench-pami-coll-results
-[ "$quick" = 1 ] && sub=bench-pami-coll-results-quick
-bench_dirs "$sub" "${1:-}"
+bench_outdir bench-pami-coll-results "$@"
 need="build them first: cmake --build $build --target pami_coll"
 bench_need emunic-run emunic-nicd pami_coll
 mkdir -p "$out"

@@ -11,7 +11,7 @@ include(CMakePackageConfigHelpers)
 
 set(EMUNIC_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/emunic)
 
-install(TARGETS emunic portals pami dcmf armci emunic-run emunic-nicd
+install(TARGETS emunic portals pami dcmf armci emunic-run emunic-nicd emunic-stat
         EXPORT emunicTargets
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

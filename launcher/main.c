@@ -24,8 +24,10 @@ int main(int argc, char **argv)
     std_fds_ensure();
     struct opts o;
     int rc = opts_parse(&o, argc, argv);
-    if (rc)
+    if (rc) {
+        opts_free(&o);
         return rc;
+    }
     switch (o.mode) {
     case MODE_HELP:
         usage_print(stdout);

@@ -42,6 +42,8 @@ int netopts_finish(struct opts *o)
         return rc;
     if (o->congestion_spec && (rc = congestion_parse(o->congestion_spec, &o->congestion, &o->congestion_load)))
         return rc;
+    if (o->congestion && !o->machine.link_bw)
+        return msg_usage("--congestion needs a --machine with finite link bandwidth (not %s)", o->machine.name);
     if (o->nfault_specs || o->faults_file) {
         rc = faults_parse(o->fault_specs, o->nfault_specs, o->faults_file, o->nnodes, o->nnodes * o->rpn,
                           o->rules, &o->nrules);
@@ -50,6 +52,9 @@ int netopts_finish(struct opts *o)
     }
     if (!o->seed_set && getrandom(&o->seed, sizeof o->seed, 0) != sizeof o->seed)
         o->seed = 0x9e3779b97f4a7c15ull;
+    if (o->nrules && o->mode == MODE_RUN)
+        msg("fault seed %llu (--seed %llu replays this run)", (unsigned long long)o->seed,
+            (unsigned long long)o->seed);
     return 0;
 }
 

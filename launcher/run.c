@@ -10,6 +10,7 @@
 #include "io.h"
 #include "launcher.h"
 #include "msg.h"
+#include "stats.h"
 
 #define FIRST_TICK_NS (500ll * 1000)
 
@@ -76,6 +77,8 @@ int job_run(const struct opts *o)
     }
     signals_take(&L);
     rc = jobshm_create(&L);
+    if (!rc)
+        rc = stats_job_start(&L);
     if (rc) {
         jobshm_destroy(&L);
         bind_plan_free(&L.bind);
@@ -86,6 +89,7 @@ int job_run(const struct opts *o)
     if (L.procs.v)
         io_loop(&L);
     td_sweep(&L);
+    stats_job_end(&L);
     if (o->verbose)
         report_end(&L);
     if (L.fwd && L.epfd >= 0)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "machine.h"
 #include "msg.h"
 
 #ifndef CLOSE_RANGE_CLOEXEC
@@ -103,6 +104,7 @@ static _Noreturn void child_exec(const struct launcher *L, uint32_t node,
         setenv_u("EMUNIC_SIZE", L->nranks);
         setenv_u("EMUNIC_LOCAL_RANK", (uint32_t)rank % L->o->rpn);
         setenv_u("EMUNIC_LOCAL_SIZE", L->o->rpn);
+        machine_dilate_env(L->o->dilate, L->job.hdr->created_ns); /* --dilate: ranks only */
     } else { /* a launcher started inside a job must not leak its rank */
         unsetenv("EMUNIC_RANK");
         unsetenv("EMUNIC_SIZE");

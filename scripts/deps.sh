@@ -3,7 +3,7 @@
 # On another distribution: name the packages and stop.
 set -euo pipefail
 
-PKGS=(build-essential cmake pkg-config liburing-dev libhwloc-dev libcmocka-dev mpich libmpich-dev)
+PKGS=(build-essential cmake pkg-config liburing-dev libhwloc-dev libcmocka-dev libyaml-dev mpich libmpich-dev)
 
 is_debian() {
     [ -f /etc/debian_version ] && return 0

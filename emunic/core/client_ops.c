@@ -2,6 +2,7 @@
  * results. Small payloads are copied into the command (and are locally
  * complete at once); large ones are read by the NIC from where they are. */
 #include "client.h"
+#include "trace_rank.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -21,14 +22,18 @@ static void msg_init(struct emu_msg *m, uint8_t op, uint32_t dst)
 int emu_client_post(struct emu_msg *m)
 {
     int spins = 0;
+    int64_t t0 = EMU_TR_BEGIN();
     while (emu_ring_push(&CL.cmd, m) != 0) {
         /* queue full: make sure the NIC is awake and let it run */
         emu_waiter_notify(&CL.mynode->doorbell);
         sched_yield();
-        if (++spins % 1024 == 0 && emu_client_dead())
+        if (++spins % 1024 == 0 && emu_client_dead()) {
+            EMU_TR_POST(t0, m, -EPIPE);
             return -EPIPE;
+        }
     }
     emu_waiter_notify(&CL.mynode->doorbell);
+    EMU_TR_POST(t0, m, 0);
     return 0;
 }
 
@@ -258,6 +263,7 @@ static int pop_one_locked(struct emu_msg *out)
 {
     if (emu_ring_pop(&CL.cq, out) != 0)
         return -1;
+    EMU_TR_DONE(out);
     if (out->op == EMU_CQ_AM && out->imm < EMU_AM_HANDLERS && CL.am[out->imm].fn) {
         emunic_am_fn fn = CL.am[out->imm].fn;
         void *arg = CL.am[out->imm].arg;

@@ -73,6 +73,7 @@ const char *emu_status_str(unsigned status)
     case EMU_E_NOTSUP: return "not supported";
     case EMU_E_DEAD: return "peer gone";
     case EMU_E_TRUNC: return "payload truncated";
+    case EMU_E_LOST: return "lost by the network";
     default: return "unknown status";
     }
 }

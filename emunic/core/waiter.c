@@ -33,9 +33,13 @@ static long futex(_Atomic uint32_t *addr, int op, uint32_t val,
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
 }
 
+_Atomic uint64_t *emu_waiter_ring_counter;
+
 static void ring(struct emu_waiter *w)
 {
     atomic_fetch_add_explicit(&w->doorbells, 1, memory_order_relaxed);
+    if (emu_waiter_ring_counter)
+        atomic_fetch_add_explicit(emu_waiter_ring_counter, 1, memory_order_relaxed);
     if (w->efd >= 0) {
         uint64_t one = 1;
         ssize_t rc = write(w->efd, &one, sizeof one);

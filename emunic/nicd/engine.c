@@ -2,6 +2,7 @@
  * the wire, route each to the NIC that owns its target, and park whatever a
  * full queue refuses (in order) instead of ever blocking on a peer. */
 #include "nic.h"
+#include "trace.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -104,16 +105,104 @@ void emu_nic_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *c
     if (q->head || emu_ring_push(&nic->cq[l], cqe) != 0)
         mq_put(nic, q, cqe);
     EMU_CTR_ADD(nic->ctr, completions, 1);
+    if (TRACE_ON() && cqe->op == EMU_CQ_DONE)
+        trace_cmd_done(nic, rank, cqe);
     emu_waiter_notify(&nic->job.ranks[rank].cq_waiter);
 }
 
-static void wire_send(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
+/* ---- the machine model: timed delivery (model.c, timeq.c, congestion.c) ---- */
+#include <stdint.h>
+#include <sys/prctl.h>
+
+#include "congestion.h"
+#include "emunic/model.h"
+#include "timeq.h"
+
+#define MODEL_SPIN_NS 200000 /* closer than this to a due time: yield, don't sleep */
+
+static struct {
+    int on; /* the machine adds delay; off (ideal): wire_send's one compare */
+    const struct emu_netcfg *net;
+    _Atomic uint64_t *links;
+    uint32_t nnodes;
+} model;
+
+static void wire_push(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
 {
     struct mq *q = &nic->wire_backlog[node];
     if (q->head || emu_ring_push(&nic->wire_out[node], m) != 0)
         mq_put(nic, q, m);
-    EMU_CTR_ADD(nic->ctr, wire_tx, 1);
     emu_waiter_notify(&nic->job.nodes[node].doorbell);
+}
+
+/* Bytes a message puts on the wire besides its header: writes and AMs
+ * their payload, reads nothing (the data rides on the ack), acks of reads
+ * and fetching atomics the data they answer with (ack.aop = the acked op,
+ * when emu_nic_ack records it). */
+static uint64_t wire_bytes(const struct emu_msg *m)
+{
+    switch (m->op) {
+    case EMU_OP_WRITE:
+    case EMU_OP_AM:
+        return m->len;
+    case EMU_OP_ATOMIC:
+    case EMU_OP_FETCH_ATOMIC:
+        return m->dlen ? m->dlen : 8;
+    case EMU_OP_ACK:
+        return m->aop == EMU_OP_READ || m->aop == EMU_OP_FETCH_ATOMIC ? m->len : 0;
+    case EMU_OP_MODULE:
+        return m->dlen;
+    default:
+        return 0;
+    }
+}
+
+static void wire_send(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
+{
+    EMU_CTR_ADD(nic->ctr, wire_tx, 1);
+    if (model.on) {
+        int64_t now = emu_now_ns();
+        uint64_t bytes = wire_bytes(m);
+        int64_t due = emu_model_arrival(model.net, model.links, model.nnodes, nic->node, node, bytes, now);
+        due = timeq_order(node, due); /* never pass an earlier message to node */
+        EMU_CTR_ADD(nic->ctr, packets, emu_model_packets(&model.net->m, bytes));
+        if (due > now && timeq_push(due, node, m) == 0) {
+            EMU_CTR_ADD(nic->ctr, delayed, 1);
+            EMU_CTR_ADD(nic->ctr, delay_ns, (uint64_t)(due - now));
+            if (timeq_len() > atomic_load_explicit(&nic->ctr->queue_max, memory_order_relaxed))
+                atomic_store_explicit(&nic->ctr->queue_max, timeq_len(), memory_order_relaxed);
+            return;
+        }
+    }
+    wire_push(nic, node, m);
+}
+
+/* Deliver what is due, add background traffic; returns messages moved. */
+static int model_progress(struct emu_nic *nic, int64_t now)
+{
+    int n = 0;
+    uint32_t node;
+    struct emu_msg m;
+    while (timeq_pop(now, &node, &m)) {
+        wire_push(nic, node, &m);
+        n++;
+    }
+    cong_progress(now);
+    return n;
+}
+
+/* How long the daemon may sleep (at most tmo): up to the next due time or
+ * background burst; 0: too close, keep polling. */
+static int64_t model_sleep(int64_t now, int64_t tmo)
+{
+    int64_t next = timeq_next_due(), c = cong_progress(now);
+    if (c < next)
+        next = c;
+    if (next == INT64_MAX)
+        return tmo;
+    if (next - now < MODEL_SPIN_NS)
+        return 0;
+    return next - now < tmo ? next - now : tmo;
 }
 
 static void dispatch_target(struct emu_nic *nic, struct emu_msg *m)
@@ -126,13 +215,19 @@ static void dispatch_target(struct emu_nic *nic, struct emu_msg *m)
         nic_target(nic, m);
 }
 
+#include "link.h" /* fault injection and reliability (link.c) */
+
 void emu_nic_route(struct emu_nic *nic, const struct emu_msg *m)
 {
     uint32_t to = m->op == EMU_OP_ACK ? m->src : m->dst;
     uint32_t node = emu_nic_node_of(nic, to);
+    if (LINK_ON())
+        link_note(nic, m);
     if (node == nic->node) {
         struct emu_msg copy = *m;
         dispatch_target(nic, &copy);
+    } else if (LINK_ON()) {
+        link_send(nic, node, m);
     } else {
         wire_send(nic, node, m);
     }
@@ -152,7 +247,10 @@ void emu_nic_ack(struct emu_nic *nic, const struct emu_msg *req, int status, uin
     a.cookie = req->cookie;
     a.imm = imm;
     a.len = req->len;
+    a.aop = req->op; /* the model charges a read's data to its ack */
     emu_nic_route(nic, &a);
+    if (nic->backlog_total)
+        nic_note_wire_depth(nic, emu_nic_node_of(nic, req->src));
 }
 
 /* ---- commands from local ranks ---- */
@@ -179,6 +277,8 @@ static void handle_cmd(struct emu_nic *nic, uint32_t rank, struct emu_msg *m)
 {
     EMU_CTR_ADD(nic->ctr, cmds, 1);
     m->src = rank; /* a rank speaks only for itself */
+    if (TRACE_ON())
+        trace_cmd_begin(nic, m);
     int st = emu_msg_validate(m, nic->nranks);
     if (st == EMU_OK && (m->op == EMU_OP_ACK ||
                          (m->op == EMU_OP_AM_ACCEPT && m->dst != rank)))
@@ -193,18 +293,26 @@ static void handle_cmd(struct emu_nic *nic, uint32_t rank, struct emu_msg *m)
         nic_accept(nic, m);
     else
         emu_nic_route(nic, m);
+    if (nic->backlog_total)
+        nic_note_wire_depth(nic, emu_nic_node_of(nic, m->dst));
+    if (TRACE_ON())
+        trace_cmd_end(nic, m);
 }
 
 static void handle_wire(struct emu_nic *nic, struct emu_msg *m)
 {
     EMU_CTR_ADD(nic->ctr, wire_rx, 1);
-    uint32_t to = m->op == EMU_OP_ACK ? m->src : m->dst;
-    if (emu_msg_validate(m, nic->nranks) != EMU_OK ||
-        emu_nic_node_of(nic, to) != nic->node) {
-        EMU_CTR_ADD(nic->ctr, rejected, 1);
+    if (LINK_ON() && !link_recv(nic, m))
         return;
-    }
-    dispatch_target(nic, m);
+    do {
+        uint32_t to = m->op == EMU_OP_ACK ? m->src : m->dst;
+        if (emu_msg_validate(m, nic->nranks) != EMU_OK ||
+            emu_nic_node_of(nic, to) != nic->node) {
+            EMU_CTR_ADD(nic->ctr, rejected, 1);
+            continue;
+        }
+        dispatch_target(nic, m);
+    } while (LINK_ON() && link_recv_next(nic, m));
 }
 
 /* ---- loop ---- */
@@ -229,6 +337,8 @@ static int turn(struct emu_nic *nic)
             if (nic->cq_backlog[l].head && mq_flush(nic, &nic->cq_backlog[l], &nic->cq[l]))
                 emu_waiter_notify(&nic->job.ranks[nic->first + l].cq_waiter);
     }
+    if (LINK_ON())
+        work += link_progress(nic);
     work += modules_progress(nic);
     return work;
 }
@@ -247,8 +357,19 @@ static bool has_work(void *arg)
 int nic_run(struct emu_nic *nic)
 {
     int64_t last = emu_now_ns();
+    model.net = emu_job_netcfg(&nic->job);
+    model.links = emu_job_links(&nic->job);
+    model.nnodes = nic->job.hdr->nnodes;
+    model.on = emu_model_active(model.net);
+    if (model.on) {
+        if (timeq_init(model.nnodes) != 0)
+            return -ENOMEM;
+        prctl(PR_SET_TIMERSLACK, 1000UL); /* wake within ~1 us of a due time */
+        cong_init(model.net, model.links, model.nnodes, nic->node, last);
+    }
     while (!nic->stop && !atomic_load_explicit(&nic->job.hdr->abort, memory_order_relaxed)) {
-        if (turn(nic)) {
+        int moved = model.on ? model_progress(nic, emu_now_ns()) : 0;
+        if (turn(nic) || moved) {
             last = emu_now_ns();
             continue;
         }
@@ -265,8 +386,14 @@ int nic_run(struct emu_nic *nic)
             atomic_store(&nic->doorbell->sleeping, 0);
             continue;
         }
+        int64_t tmo = nic->backlog_total ? 1000000 : 200000000;
+        if (model.on && (tmo = model_sleep(now, tmo)) == 0) {
+            atomic_store(&nic->doorbell->sleeping, 0);
+            sched_yield();
+            continue;
+        }
         EMU_CTR_ADD(nic->ctr, sleeps, 1);
-        idle_wait(nic->idle, nic->backlog_total ? 1000000 : 200000000);
+        idle_wait(nic->idle, tmo);
         /* normally the launcher's death signals us; this covers the race
          * where it died before we asked for that signal */
         if (kill(nic->job.hdr->launcher_pid, 0) != 0 && errno == ESRCH)
@@ -276,6 +403,8 @@ int nic_run(struct emu_nic *nic)
         atomic_fetch_add_explicit(&nic->doorbell->wakeups, 1, memory_order_relaxed);
         last = emu_now_ns();
     }
+    if (model.on)
+        timeq_fini();
     return 0;
 }
 
@@ -320,6 +449,9 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node)
     nic->poll_ns = emu_poll_budget_ns(h->nranks + h->nnodes);
     if ((rc = modules_init(nic)) != 0)
         return rc;
+    if ((rc = link_init(nic, wire_send)) != 0)
+        return rc;
+    trace_open(nic); /* a trace part it cannot write is a warning, not a failure */
     atomic_store(&nic->job.nodes[node].daemon_pid, (int32_t)getpid());
     atomic_store(&nic->job.nodes[node].ready, 1);
     return 0;
@@ -327,6 +459,8 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node)
 
 void nic_close(struct emu_nic *nic)
 {
+    link_fini(nic);
+    trace_close(nic);
     modules_fini(nic);
     if (nic->job.hdr) {
         for (uint32_t l = 0; nic->cq_backlog && l < nic->nlocal; l++)

@@ -65,7 +65,8 @@ enum emu_status {
     EMU_E_FAULT = 14,   /* kernel refused to touch the memory */
     EMU_E_NOTSUP = 95,  /* op/type combination not supported */
     EMU_E_DEAD = 64,    /* peer rank or NIC gone */
-    EMU_E_TRUNC = 90    /* accepted buffer shorter than payload */
+    EMU_E_TRUNC = 90,   /* accepted buffer shorter than payload */
+    EMU_E_LOST = 67     /* the network lost the request or its reply (--unreliable) */
 };
 
 struct emu_msg {

@@ -31,6 +31,10 @@ void emu_waiter_init(struct emu_waiter *w, int efd);
 /* Producer side, after publishing work: ring only if the consumer sleeps. */
 void emu_waiter_notify(struct emu_waiter *w);
 
+/* If set, every ring this process makes is also counted here (the NIC
+ * daemon points it at its counters' doorbells). Set before any ring. */
+extern _Atomic uint64_t *emu_waiter_ring_counter;
+
 /* Consumer side, futex flavour. Call when polling found nothing for a
  * while. Blocks until notified, timeout_ns passes (<0: forever) or
  * has_work(arg) turns true on the re-check. Returns true if it slept.

@@ -59,6 +59,7 @@ pami_result_t pamil_status_result(unsigned st)
     case EMU_E_NOKEY: return PAMI_INVAL;
     case EMU_E_NOTSUP: return PAMI_UNIMPL;
     case EMU_E_DEAD: return PAMI_SHUTDOWN;
+    case EMU_E_LOST: return PAMI_ERROR; /* lost by the network (--unreliable) */
     default: return PAMI_ERROR;
     }
 }

@@ -121,7 +121,8 @@ void ptln_result(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     struct pending done = *p;
     p->live = false;
     struct nni *n = ptln_ni(nic, s, done.rank, done.ni);
-    int fail = m->status;
+    /* EMU_E_LOST: the link layer gave up on the operation (--unreliable) */
+    int fail = m->status == EMU_E_LOST ? PTL_NI_UNDELIVERABLE : m->status;
     uint64_t mlen = m->len;
     done.remote_offset = m->raddr; /* the offset the target used */
     bool has_get = done.kind == PTLX_GET || done.kind == PTLX_FETCH || done.kind == PTLX_SWAP;
