@@ -3,7 +3,8 @@
 # On another distribution: name the packages and stop.
 set -euo pipefail
 
-PKGS=(build-essential cmake pkg-config liburing-dev libhwloc-dev libcmocka-dev libyaml-dev mpich libmpich-dev)
+PKGS=(build-essential cmake pkg-config liburing-dev libhwloc-dev libcmocka-dev libyaml-dev mpich libmpich-dev
+      libglobalarrays-dev libscalapack-mpich-dev)
 
 is_debian() {
     [ -f /etc/debian_version ] && return 0

@@ -211,22 +211,39 @@ static int free_id_from(int cand)
     return cand;
 }
 
-static int agree_id(struct armcii_grp *parent, uint64_t listhash, const char *fn)
+/* The id every member of the parent agrees on, and the check that the
+ * lists are consistent: callers may pass different lists (disjoint groups,
+ * as MPI_Comm_create allows and Global Arrays uses for its node groups),
+ * but every member of a list must have passed that same list. One
+ * reduction over the parent carries the id candidates and each caller's
+ * list hash in its own slot. */
+static int agree_id(struct armcii_grp *parent, uint64_t listhash, int n, const int *pid_list,
+                    const char *fn)
 {
     uint64_t key = ((uint64_t)(uint16_t)parent->pub.id << 32) | parent->nchildren;
     int cand = 1 + (int)(mix64(key) % ARMCII_GROUP_ID_MAX), wraps = 0;
-    int opcode = armcii_reduce_op("max", ARMCI_LONG_LONG);
+    int opcode = armcii_reduce_op("max", ARMCI_LONG_LONG), psize = parent->pub.size;
 
     if (opcode < 0)
         armcii_error(1, "%s: internal: no \"max\" reduction for long long", fn);
-    for (;;) {
-        long long p = free_id_from(cand), h = (long long)(listhash >> 1);
-        long long v[4] = {p, -p, h, -h};
-        if (parent->pub.size > 1)
-            armcii_gcoll_wait(armcii_gcoll_iallreduce(parent, v, 4, ARMCI_LONG_LONG, opcode));
-        if (v[2] != -v[3])
-            armcii_error(1, "%s: n or pid_list differs between members of the parent group",
-                         fn);
+    long long *v = xcalloc((size_t)psize + 2, sizeof *v, fn);
+    for (int checked = 0;;) {
+        long long p = free_id_from(cand);
+        memset(v, 0, ((size_t)psize + 2) * sizeof *v);
+        v[0] = p;
+        v[1] = -p;
+        if (!checked)
+            v[2 + parent->pub.rank] = (long long)(listhash >> 1) | 1; /* never 0 */
+        if (psize > 1)
+            armcii_gcoll_wait(armcii_gcoll_iallreduce(parent, v, checked ? 2 : psize + 2,
+                                                      ARMCI_LONG_LONG, opcode));
+        if (!checked) {
+            for (int i = 0; i < n; i++)
+                if (v[2 + pid_list[i]] != ((long long)(listhash >> 1) | 1))
+                    armcii_error(1, "%s: member %d of pid_list passed a different list "
+                                 "(lists may differ only between disjoint groups)", fn, pid_list[i]);
+            checked = 1;
+        }
         if (v[0] > ARMCII_GROUP_ID_MAX) {
             if (++wraps > 1)
                 armcii_error(1, "%s: no free group id (all %d in use)", fn,
@@ -234,8 +251,11 @@ static int agree_id(struct armcii_grp *parent, uint64_t listhash, const char *fn
             cand = 1;
             continue;
         }
-        if (v[0] == -v[1])
-            return (int)v[0];
+        if (v[0] == -v[1]) {
+            int id = (int)v[0];
+            free(v);
+            return id;
+        }
         cand = (int)v[0];
     }
 }
@@ -285,7 +305,7 @@ static void create(const char *fn, int n, int *pid_list, ARMCI_Group *out,
     }
     r = xcalloc(1, sizeof *r, fn);
     r->pub.magic = ARMCII_GROUP_MAGIC;
-    r->pub.id = agree_id(parent, hash_list(n, pid_list), fn);
+    r->pub.id = agree_id(parent, hash_list(n, pid_list), n, pid_list, fn);
     r->pub.rank = rank;
     r->pub.size = n;
     r->pub.grp_to_abs = abs;

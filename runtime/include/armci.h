@@ -52,17 +52,29 @@ typedef struct {
 /* A process group: size ranks, the caller's rank in it (-1 when not a
  * member), and the absolute id of each member. A libarmci built for MPI
  * programs (EMUNIC_ARMCI_MPI, see docs/runtime.md) adds the members'
- * communicator, as Global Arrays expects of an MPI-based ARMCI. */
+ * communicator, as Global Arrays expects of an MPI-based ARMCI, and lays
+ * the struct out as ARMCI-MPI does (comm first, rank and size at the end,
+ * 32 bytes with MPICH), so that a Global Arrays built against ARMCI-MPI
+ * (Debian's libga-mpich) finds its fields where it looks. */
+#if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
+typedef struct armci_group_s {
+    MPI_Comm comm;     /* MPI_COMM_NULL for a caller that is not a member */
+    unsigned int magic; /* where ARMCI-MPI keeps a second communicator */
+    int *grp_to_abs;
+    int id;            /* where ARMCI-MPI keeps abs_to_grp */
+    int pad_;
+    int rank;
+    int size;
+} ARMCI_Group;
+#else
 typedef struct armci_group_s {
     unsigned int magic;
     int id;
     int rank;
     int size;
     int *grp_to_abs;
-#if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
-    MPI_Comm comm; /* MPI_COMM_NULL for a caller that is not a member */
-#endif
 } ARMCI_Group;
+#endif
 
 enum armci_domain_e { ARMCI_DOMAIN_SMP };
 typedef int armci_domain_t;

@@ -73,7 +73,7 @@ armci_msg_err_test(test_groups nonmember_default 1 2
 armci_msg_err_test(test_groups nonmember_coll 1 2
   "armci_msg_group_barrier: the caller \\(rank 1\\) is not a member")
 armci_msg_err_test(test_groups pid_mismatch 1 2
-  "ARMCI_Group_create: n or pid_list differs between members")
+  "ARMCI_Group_create: member [0-9]+ of pid_list passed a different list")
 armci_msg_err_test(test_groups domain_id 2 1 "armci_domain_nprocs: id = 2 out of range 0..1")
 armci_msg_err_test(test_groups domain_proc 1 2 "ARMCI_Same_node: proc = -1 out of range 0..1")
 armci_msg_err_test(test_groups domain_loc 2 2

@@ -386,8 +386,11 @@ static int err_case(const char *name)
             return 1;
         armci_msg_group_barrier(&g);
     } else if (!strcmp(name, "pid_mismatch")) {
+        /* overlapping lists that disagree: rank r names r and r+1, whose
+         * own list is different (disjoint lists would be fine) */
         pids[0] = me;
-        ARMCI_Group_create(1, pids, &g);
+        pids[1] = (me + 1) % nproc;
+        ARMCI_Group_create(nproc > 1 ? 2 : 1, pids, &g);
     } else if (!strcmp(name, "domain_id"))
         armci_domain_nprocs(ARMCI_DOMAIN_SMP, 2);
     else if (!strcmp(name, "domain_proc"))
