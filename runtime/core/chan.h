@@ -38,6 +38,9 @@ void armcii_chan_on_ack(int src, const void *buf, size_t len);
 /* server.c */
 int armcii_server_init(void *region, size_t len);
 void armcii_server_on_request(int ctx, int src, void *msg, size_t len);
+/* An acquire of what the helper thread's server wrote (see server.c); the
+ * application's waits call it before they return. */
+void armcii_server_sync(void);
 void armcii_server_on_small(int ctx, int src, const void *buf, size_t len);
 void armcii_server_idle(int ctx); /* send acks held back for coalescing */
 void armcii_server_finalize(void);

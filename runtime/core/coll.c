@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "armcii.h"
+#include "chan.h"
 #include "group.h"
 #include "kernels.h"
 #include "p2p.h"
@@ -261,6 +262,7 @@ void armcii_gcoll_wait(armcii_coll_t c)
 {
     while (!armcii_coll_test(c))
         armcii_progress(1);
+    armcii_server_sync(); /* what the helper served before the collective */
 }
 
 /* The public entry points: resolve and check the handle, then run. */

@@ -1,5 +1,6 @@
 /* Requests, explicit handles and implicit completion. */
 #include "op.h"
+#include "chan.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -60,6 +61,7 @@ void armcii_req_wait(struct armcii_req *r)
 {
     while (r->pending > 0)
         armcii_progress(1);
+    armcii_server_sync();
 }
 
 struct armcii_req *armcii_req_implicit(int proc)
@@ -142,6 +144,7 @@ int ARMCI_Wait(armci_hdl_t *hdl)
         return 0;
     while (s->req.pending > 0)
         armcii_progress(1);
+    armcii_server_sync();
     int st = s->req.status;
     s->used = 0;
     hdl->slot = -1;
