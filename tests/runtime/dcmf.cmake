@@ -46,39 +46,9 @@ foreach(what strided sync)
                        ARMCI_BUF_SIZE=512 ARMCI_SPARE_SIZE=4096)
 endforeach()
 
-# two-sided messages, collectives, groups
-foreach(layout 1x1 2x2 1x3 4x4)
-  string(REPLACE "x" ";" nr ${layout})
-  list(GET nr 0 nodes)
-  list(GET nr 1 ranks)
-  if(layout STREQUAL "4x4")
-    set(limit 400)
-  else()
-    set(limit 180)
-  endif()
-  armci_msg_job_test(test_msg ${nodes} ${ranks} ${limit} ${DCMF})
-  armci_msg_job_test(test_groups ${nodes} ${ranks} ${limit} ${DCMF})
-endforeach()
-armci_msg_job_test(test_msg 2 2 180 ${DCMF} TAG _nohelper ARMCI_HELPER=0)
-
-# short-message flow control and the DFT-like kernel
-armci_flood_test(2 2 ${DCMF})
-armci_flood_test(1 3 ${DCMF})
-armci_flood_test(2 4 ${DCMF})
-armci_dft_test(2 2 ${DCMF})
-armci_dft_test(1 3 ${DCMF})
-armci_dft_test(4 4 ${DCMF})
-armci_dft_test(2 2 ${DCMF} TAG _nohelper ARMCI_HELPER=0)
-
-# bad calls end the job through ARMCI_Error, as over Portals
-armci_suite_err_test(put_null_src 1 2 "ARMCI_Put: src is NULL" ${DCMF})
-armci_suite_err_test(get_proc_n 1 2 "ARMCI_Get: proc 2 out of range 0..1" ${DCMF})
-armci_suite_err_test(put_stack 2 1 "ARMCI_Put: remote destination ${P} ${B8} ${NOT_ARMCI}" ${DCMF})
-armci_suite_err_test(acc_malloc 2 1 "ARMCI_Acc: remote destination ${P} ${B8} ${NOT_ARMCI}" ${DCMF})
-armci_suite_err_test(rmw_stack 1 2 "ARMCI_Rmw: prem ${P} ${B8} ${NOT_ARMCI}" ${DCMF})
-armci_suite_err_test(lock_range 1 2 "ARMCI_Lock: mutex 2 out of range 0..1 on rank 1" ${DCMF})
-armci_suite_err_test(unlock_unheld 1 2 "ARMCI_Unlock: mutex 0 on rank 1 is not held" ${DCMF})
-armci_suite_err_test(wait_stale 1 2 "ARMCI_Wait: handle ${P} is stale" ${DCMF})
+# messages, groups, flood control, the DFT kernel and the bad calls: the
+# same set over every NIC (tests/runtime/CMakeLists.txt)
+armci_nic_common_tests(${DCMF})
 armci_suite_err_test(init_only 1 2 "ARMCI_Init: ARMCI_ORDER=bogus is not one of: strict, partial"
                      ${DCMF} ARMCI_ORDER=bogus)
 armci_err_test(runtime.dcmf.errors_allfence_bogus test_errors init_only 1 2

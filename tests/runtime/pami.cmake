@@ -55,39 +55,9 @@ foreach(what strided sync)
   armci_suite_job_test(${what} mrcache2 2 2 ${PAMI} ARMCI_PAMI_MR_CACHE=2)
 endforeach()
 
-# two-sided messages, collectives, groups
-foreach(layout 1x1 2x2 1x3 4x4)
-  string(REPLACE "x" ";" nr ${layout})
-  list(GET nr 0 nodes)
-  list(GET nr 1 ranks)
-  if(layout STREQUAL "4x4")
-    set(limit 400)
-  else()
-    set(limit 180)
-  endif()
-  armci_msg_job_test(test_msg ${nodes} ${ranks} ${limit} ${PAMI})
-  armci_msg_job_test(test_groups ${nodes} ${ranks} ${limit} ${PAMI})
-endforeach()
-armci_msg_job_test(test_msg 2 2 180 ${PAMI} TAG _nohelper ARMCI_HELPER=0)
-
-# short-message flow control and the DFT-like kernel
-armci_flood_test(2 2 ${PAMI})
-armci_flood_test(1 3 ${PAMI})
-armci_flood_test(2 4 ${PAMI})
-armci_dft_test(2 2 ${PAMI})
-armci_dft_test(1 3 ${PAMI})
-armci_dft_test(4 4 ${PAMI})
-armci_dft_test(2 2 ${PAMI} TAG _nohelper ARMCI_HELPER=0)
-
-# bad calls end the job through ARMCI_Error, as over Portals
-armci_suite_err_test(put_null_src 1 2 "ARMCI_Put: src is NULL" ${PAMI})
-armci_suite_err_test(get_proc_n 1 2 "ARMCI_Get: proc 2 out of range 0..1" ${PAMI})
-armci_suite_err_test(put_stack 2 1 "ARMCI_Put: remote destination ${P} ${B8} ${NOT_ARMCI}" ${PAMI})
-armci_suite_err_test(acc_malloc 2 1 "ARMCI_Acc: remote destination ${P} ${B8} ${NOT_ARMCI}" ${PAMI})
-armci_suite_err_test(rmw_stack 1 2 "ARMCI_Rmw: prem ${P} ${B8} ${NOT_ARMCI}" ${PAMI})
-armci_suite_err_test(lock_range 1 2 "ARMCI_Lock: mutex 2 out of range 0..1 on rank 1" ${PAMI})
-armci_suite_err_test(unlock_unheld 1 2 "ARMCI_Unlock: mutex 0 on rank 1 is not held" ${PAMI})
-armci_suite_err_test(wait_stale 1 2 "ARMCI_Wait: handle ${P} is stale" ${PAMI})
+# messages, groups, flood control, the DFT kernel and the bad calls: the
+# same set over every NIC (tests/runtime/CMakeLists.txt)
+armci_nic_common_tests(${PAMI})
 armci_err_test(runtime.pami.errors_put_before_init test_errors put_before_init 1 2
                "ARMCI_Error: ARMCI_Put: ARMCI is not initialised" ${PAMI})
 armci_msg_err_test(test_msg rcv_overflow 1 2
