@@ -287,6 +287,16 @@ static int parse_main(const struct ctx *c, struct emu_fault_rule *r, const char 
         return parse_one(c, buf, n, 'n', &r->node_a);
     case EMU_FAULT_KILL:
         return parse_one(c, buf, n, 'r', &r->rank_a);
+    case EMU_FAULT_REGFAIL:
+    case EMU_FAULT_EQFULL:
+        if (parse_prob(buf, &r->prob))
+            return BAD(c, "%s needs a probability from 0 to 1 (1: every one), not '%s'", kind_names[r->kind], buf);
+        return 0;
+    case EMU_FAULT_CREDITS:
+        /* nN: node N gets no credits; nN:nM: none for its traffic to M */
+        if (memchr(buf, ':', n))
+            return parse_pair(c, buf, n, 'n', &r->node_a, &r->node_b);
+        return parse_one(c, buf, n, 'n', &r->node_a);
     default:
         return BAD(c, "unknown fault kind");
     }
@@ -307,9 +317,7 @@ static int parse_spec(const struct ctx *c, const char *spec, struct emu_fault_ru
             break;
     if (k == EMU_FAULT_KIND_COUNT_)
         return BAD(c, "unknown fault '%.*s' (drop, dup, corrupt, reorder, delay, linkdown, throttle, slow, "
-                      "hang, crash, kill)", (int)kn, spec);
-    if (k == EMU_FAULT_REGFAIL || k == EMU_FAULT_EQFULL || k == EMU_FAULT_CREDITS)
-        return BAD(c, "fault '%s' is not implemented (see docs/faults.md)", kind_names[k]);
+                      "hang, crash, kill, regfail, eqfull, credits)", (int)kn, spec);
     r->kind = k;
     const char *v = eq + 1;
     const char *comma = strchr(v, ',');
@@ -345,6 +353,8 @@ static int parse_spec(const struct ctx *c, const char *spec, struct emu_fault_ru
         size_t keyn = (size_t)(oe - o), valn = on - keyn - 1;
         const char *ov = oe + 1;
         int rc;
+        if (k == EMU_FAULT_CREDITS && keyn == 4 && (!strncmp(o, "node", 4) || !strncmp(o, "link", 4)))
+            return BAD(c, "credits names its nodes in the value (credits=nN or nN:nM), not with %.4s=", o);
         if (keyn == 4 && !strncmp(o, "node", 4))
             rc = parse_one(c, ov, valn, 'n', &r->node_a), r->node_b = -1;
         else if (keyn == 4 && !strncmp(o, "link", 4))
@@ -378,6 +388,7 @@ static int parse_spec(const struct ctx *c, const char *spec, struct emu_fault_ru
     switch (k) {
     case EMU_FAULT_LINKDOWN:
     case EMU_FAULT_NICHANG:
+    case EMU_FAULT_CREDITS:
         if (!windowed || r->end_ns < 0)
             return BAD(c, "%s needs a window @T+D (e.g. @2s+0.5s)", kind_names[k]);
         break;
@@ -395,6 +406,9 @@ static int parse_spec(const struct ctx *c, const char *spec, struct emu_fault_ru
     if ((k == EMU_FAULT_NICHANG || k == EMU_FAULT_NICCRASH || k == EMU_FAULT_KILL) &&
         (r->op_mask || (k != EMU_FAULT_KILL && r->rank_a >= 0)))
         return BAD(c, "%s takes no op=/rank= scope", kind_names[k]);
+    /* an allocation has no operation, peer or link */
+    if ((k == EMU_FAULT_REGFAIL || k == EMU_FAULT_EQFULL) && (r->op_mask || r->rank_b >= 0 || r->node_b >= 0))
+        return BAD(c, "%s takes only node=, rank= and @T+D scopes", kind_names[k]);
     return 0;
 }
 

@@ -5,11 +5,14 @@
  *   name: bgq                  optional, defaults to the file's base name
  *   description: "..."         optional, free text
  *   overhead_ns: 1138          required, >= 0  per message, injecting NIC
+ *   ack_overhead_ns: 948       optional, >= 0  the same for a put's data-less
+ *                              completion ack (default: overhead_ns)
  *   latency_ns: 262            required, >= 0  nearest neighbour
  *   hop_ns: 35                 required, >= 0  each further hop
  *   link_bw: 1.8e9             required, >= 0  bytes/s, 0 = infinite
  *   mtu: 512                   required, >= 0  packet payload bytes
- *   fifo_depth: 0, credits: 0  optional, >= 0  recorded, not modelled
+ *   fifo_depth: 0, credits: 0  optional, >= 0  messages in flight per NIC /
+ *                              per destination NIC, 0 = unbounded
  *   dims: [4, 4, 4, 8, 2]      optional: torus/mesh sizes A, B, C, ...
  *   torus: [true, ...]         optional: wrap-around per dimension
  *                              (default: every dimension wraps)
@@ -126,10 +129,10 @@ static int sequence(const struct ctx *c, const char *key, yaml_node_t *v, yaml_n
     return 0;
 }
 
-enum { K_NAME, K_DESC, K_OVH, K_LAT, K_HOP, K_BW, K_MTU, K_FIFO, K_CRED, K_DIMS, K_TORUS, K_MAP, K_N };
-static const char *const KEYS[K_N] = {"name",     "description", "overhead_ns", "latency_ns", "hop_ns",
-                                      "link_bw",  "mtu",         "fifo_depth",  "credits",    "dims",
-                                      "torus",    "mapping"};
+enum { K_NAME, K_DESC, K_OVH, K_LAT, K_HOP, K_BW, K_ACK, K_MTU, K_FIFO, K_CRED, K_DIMS, K_TORUS, K_MAP, K_N };
+static const char *const KEYS[K_N] = {"name",    "description",     "overhead_ns", "latency_ns", "hop_ns",
+                                      "link_bw", "ack_overhead_ns", "mtu",         "fifo_depth", "credits",
+                                      "dims",    "torus",           "mapping"};
 static const int REQUIRED[K_N] = {[K_OVH] = 1, [K_LAT] = 1, [K_HOP] = 1, [K_BW] = 1, [K_MTU] = 1};
 
 static int load_doc(struct ctx *c, uint32_t nnodes, struct emu_machine *m)
@@ -169,12 +172,16 @@ static int load_doc(struct ctx *c, uint32_t nnodes, struct emu_machine *m)
     int rc;
     double d;
     uint64_t *u64[] = {[K_OVH] = &m->overhead_ns, [K_LAT] = &m->latency_ns, [K_HOP] = &m->hop_ns,
-                       [K_BW] = &m->link_bw};
-    for (int i = K_OVH; i <= K_BW; i++) {
+                       [K_BW] = &m->link_bw, [K_ACK] = &m->ack_overhead_ns};
+    for (int i = K_OVH; i <= K_ACK; i++) {
+        if (!val[i])
+            continue;
         if ((rc = scalar_num(c, KEYS[i], val[i], i == K_BW ? 1e15 : 1e12, &d)))
             return rc;
         *u64[i] = (uint64_t)llround(d);
     }
+    if (!val[K_ACK])
+        m->ack_overhead_ns = m->overhead_ns;
     uint32_t *u32[] = {[K_MTU] = &m->mtu, [K_FIFO] = &m->fifo_depth, [K_CRED] = &m->credits};
     for (int i = K_MTU; i <= K_CRED; i++) {
         if (!val[i])

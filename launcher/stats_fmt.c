@@ -153,9 +153,10 @@ int stats_print_json(FILE *f, const struct emu_job *j, bool live)
     jstr(f, h->nic);
     fprintf(f, "},\n  \"machine\": {\"name\": ");
     jstr(f, m->name);
-    fprintf(f, ", \"overhead_ns\": %llu, \"latency_ns\": %llu, \"hop_ns\": %llu, "
+    fprintf(f, ", \"overhead_ns\": %llu, \"ack_overhead_ns\": %llu, \"latency_ns\": %llu, \"hop_ns\": %llu, "
                "\"link_bw\": %llu, \"mtu\": %u, \"fifo_depth\": %u, \"credits\": %u, \"dims\": [",
-            (unsigned long long)m->overhead_ns, (unsigned long long)m->latency_ns,
+            (unsigned long long)m->overhead_ns, (unsigned long long)m->ack_overhead_ns,
+            (unsigned long long)m->latency_ns,
             (unsigned long long)m->hop_ns, (unsigned long long)m->link_bw, m->mtu, m->fifo_depth,
             m->credits);
     for (uint32_t d = 0; d < m->ndims && d < EMU_NET_MAX_DIMS; d++)
@@ -200,7 +201,7 @@ int stats_print_json(FILE *f, const struct emu_job *j, bool live)
 bool stats_fault_summary(const struct emu_job *j, char *buf, size_t n)
 {
     static const char *const which[] = {"drops", "dups", "corrupt", "reordered", "retransmits",
-                                        "lost"};
+                                        "lost", "starved", "refused"};
     uint64_t v[NCTR];
     stats_load(j, UINT32_MAX, v);
     size_t o = 0;

@@ -234,6 +234,8 @@ int64_t emunic_expose(const void *base, size_t len, unsigned perm)
         return -EINVAL;
     if (!perm || (perm & ~EMU_PERM_ALL))
         return -EINVAL;
+    if (emunic_fault_refuse(EMUNIC_RES_REG))
+        return -ENOMEM;
     pthread_mutex_lock(&CL.mu);
     /* slot 0 is the heap and always live, so the search never takes it */
     uint32_t key = emu_region_publish(CL.me->regions, 1, (uint64_t)(uintptr_t)base, len, perm);

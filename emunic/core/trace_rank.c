@@ -194,3 +194,15 @@ void emu_trace_rank_done(const struct emu_msg *cqe)
     }
     pthread_mutex_unlock(&T.mu);
 }
+
+void emu_trace_rank_fault(const char *what, uint64_t n)
+{
+    if (!on())
+        return;
+    pthread_mutex_lock(&T.mu);
+    if (T.tb.fd >= 0)
+        emit_locked("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"fault\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,"
+                    "\"ts\":%.3f,\"args\":{\"rank\":%u,\"n\":%llu}}\n",
+                    what, T.pid, T.tid, us(emu_now_ns()), T.rank, (unsigned long long)n);
+    pthread_mutex_unlock(&T.mu);
+}

@@ -34,5 +34,8 @@ int64_t emu_trace_rank_begin(void);
 void emu_trace_rank_post(int64_t t0, const struct emu_msg *m, int rc);
 /* A completion taken off the rank's queue. */
 void emu_trace_rank_done(const struct emu_msg *cqe);
+/* An instant on the rank's track: the fault plan refused something (what,
+ * a JSON-safe word; n: which one of its kind). */
+void emu_trace_rank_fault(const char *what, uint64_t n);
 
 #endif

@@ -16,7 +16,7 @@ static const char LETTERS[] = "ABCDEF";
 int emu_model_active(const struct emu_netcfg *net)
 {
     const struct emu_machine *m = &net->m;
-    return m->overhead_ns || m->latency_ns || m->hop_ns || m->link_bw;
+    return m->overhead_ns || m->ack_overhead_ns || m->latency_ns || m->hop_ns || m->link_bw;
 }
 
 int emu_model_mapping_ok(const char *mapping, uint32_t ndims)
@@ -181,18 +181,24 @@ static int64_t ser_ns(const struct emu_netcfg *net, uint64_t bytes)
     return net->m.link_bw ? scaled((double)bytes * 1e9 / (double)net->m.link_bw, k) : 0;
 }
 
+int64_t emu_model_send(const struct emu_netcfg *net, _Atomic uint64_t *links, uint32_t nnodes, uint32_t src,
+                       uint32_t dst, uint64_t bytes, int ack, int64_t ready_ns)
+{
+    if (!emu_model_active(net))
+        return ready_ns;
+    double k = net->dilate >= 1 ? net->dilate : 1;
+    int64_t o = scaled((double)(ack ? net->m.ack_overhead_ns : net->m.overhead_ns), k);
+    if (src == dst || src >= nnodes || dst >= nnodes)
+        return ready_ns + o;
+    int64_t ser = ser_ns(net, bytes);
+    int64_t start = reserve(&links[(uint64_t)src * EMU_NET_LINKS_PER_NODE + EMU_LINK_INJ], ready_ns, o + ser);
+    return traverse(net, links, nnodes, src, dst, ser, start + o);
+}
+
 int64_t emu_model_arrival(const struct emu_netcfg *net, _Atomic uint64_t *links, uint32_t nnodes,
                           uint32_t src, uint32_t dst, uint64_t bytes, int64_t now_ns)
 {
-    if (!emu_model_active(net))
-        return now_ns;
-    double k = net->dilate >= 1 ? net->dilate : 1;
-    int64_t o = scaled((double)net->m.overhead_ns, k);
-    if (src == dst || src >= nnodes || dst >= nnodes)
-        return now_ns + o;
-    int64_t ser = ser_ns(net, bytes);
-    int64_t start = reserve(&links[(uint64_t)src * EMU_NET_LINKS_PER_NODE + EMU_LINK_INJ], now_ns, o + ser);
-    return traverse(net, links, nnodes, src, dst, ser, start + o);
+    return emu_model_send(net, links, nnodes, src, dst, bytes, 0, now_ns);
 }
 
 int64_t emu_model_occupy(const struct emu_netcfg *net, _Atomic uint64_t *links, uint32_t nnodes,

@@ -1,6 +1,7 @@
 /* The daemon's loop: take commands from this node's ranks and packets from
  * the wire, route each to the NIC that owns its target, and park whatever a
  * full queue refuses (in order) instead of ever blocking on a peer. */
+#include "emunic/fault.h"
 #include "nic.h"
 #include "trace.h"
 
@@ -96,6 +97,25 @@ int emu_nic_check(struct emu_nic *nic, uint32_t rank, uint32_t key,
     return emu_region_check(nic->job.ranks[rank].regions, key, addr, len, need);
 }
 
+int emu_nic_eq_refuse(struct emu_nic *nic, uint32_t rank)
+{
+    const struct emu_netcfg *net = emu_job_netcfg(&nic->job);
+    uint32_t l = rank - nic->first;
+    if (!net->nrules || rank < nic->first || l >= nic->nlocal)
+        return 0;
+    uint64_t n = nic->eq_asked[l]++;
+    if (!emu_fault_refuse(net, EMU_FAULT_EQFULL, nic->node, rank, n, emu_now_ns() - net->start_ns))
+        return 0;
+    EMU_CTR_ADD(nic->ctr, refused, 1);
+    if (TRACE_ON()) {
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.src = m.dst = rank;
+        trace_fault(nic, "eqfull", nic->node, nic->node, &m);
+    }
+    return 1;
+}
+
 void emu_nic_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *cqe)
 {
     uint32_t l = rank - nic->first;
@@ -116,12 +136,14 @@ void emu_nic_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *c
 
 #include "congestion.h"
 #include "emunic/model.h"
+#include "inject.h"
 #include "timeq.h"
 
 #define MODEL_SPIN_NS 200000 /* closer than this to a due time: yield, don't sleep */
 
 static struct {
-    int on; /* the machine adds delay; off (ideal): wire_send's one compare */
+    int on;     /* messages are timed; off (ideal machine): wire_send's one compare */
+    int inject; /* a FIFO, credits or starvation may hold messages (inject.c) */
     const struct emu_netcfg *net;
     _Atomic uint64_t *links;
     uint32_t nnodes;
@@ -163,7 +185,13 @@ static void wire_send(struct emu_nic *nic, uint32_t node, const struct emu_msg *
     if (model.on) {
         int64_t now = emu_now_ns();
         uint64_t bytes = wire_bytes(m);
-        int64_t due = emu_model_arrival(model.net, model.links, model.nnodes, nic->node, node, bytes, now);
+        int64_t ready = model.inject ? inject_ready(nic, node, m, now) : now;
+        /* a put's completion ack carries no data: the profile may make it cheaper */
+        int bare_ack = m->op == EMU_OP_ACK && bytes == 0;
+        int64_t due = emu_model_send(model.net, model.links, model.nnodes, nic->node, node, bytes, bare_ack,
+                                     ready);
+        if (model.inject)
+            inject_sent(node, due);
         due = timeq_order(node, due); /* never pass an earlier message to node */
         EMU_CTR_ADD(nic->ctr, packets, emu_model_packets(&model.net->m, bytes));
         if (due > now && timeq_push(due, node, m) == 0) {
@@ -360,7 +388,10 @@ int nic_run(struct emu_nic *nic)
     model.net = emu_job_netcfg(&nic->job);
     model.links = emu_job_links(&nic->job);
     model.nnodes = nic->job.hdr->nnodes;
-    model.on = emu_model_active(model.net);
+    if (inject_init(model.net, model.nnodes, nic->node) != 0)
+        return -ENOMEM;
+    model.inject = inject_on();
+    model.on = emu_model_active(model.net) || model.inject;
     if (model.on) {
         if (timeq_init(model.nnodes) != 0)
             return -ENOMEM;
@@ -405,6 +436,7 @@ int nic_run(struct emu_nic *nic)
     }
     if (model.on)
         timeq_fini();
+    inject_fini();
     return 0;
 }
 
@@ -430,7 +462,8 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node)
     nic->cq_backlog = calloc(nic->nlocal, sizeof *nic->cq_backlog);
     nic->wire_out = calloc(h->nnodes, sizeof *nic->wire_out);
     nic->wire_backlog = calloc(h->nnodes, sizeof *nic->wire_backlog);
-    if (!nic->cmd || !nic->cq || !nic->cq_backlog || !nic->wire_out || !nic->wire_backlog)
+    nic->eq_asked = calloc(nic->nlocal, sizeof *nic->eq_asked);
+    if (!nic->cmd || !nic->cq || !nic->cq_backlog || !nic->wire_out || !nic->wire_backlog || !nic->eq_asked)
         return -ENOMEM;
     for (uint32_t l = 0; l < nic->nlocal; l++)
         if (emu_ring_attach(&nic->cmd[l], emu_job_cmd_ring(&nic->job, nic->first + l), h->cmd_slots) ||
@@ -476,5 +509,6 @@ void nic_close(struct emu_nic *nic)
     free(nic->cq_backlog);
     free(nic->wire_out);
     free(nic->wire_backlog);
+    free(nic->eq_asked);
     emu_job_detach(&nic->job);
 }

@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emunic/fault.h"
 #include "nic.h"
 #include "trace.h"
 
@@ -165,8 +166,7 @@ static uint64_t mix(uint64_t x)
 /* Uniform in [0,1) for one decision about one packet. */
 static double draw(uint32_t dst, uint64_t id, uint32_t rule, uint32_t what)
 {
-    uint64_t h = mix(L.seed ^ mix(((uint64_t)L.me << 32 | dst) ^ mix(id ^ ((uint64_t)rule << 40 | (uint64_t)what << 56))));
-    return (double)(h >> 11) * 0x1.0p-53;
+    return emu_fault_draw(L.seed, (uint64_t)L.me << 32 | dst, id, rule, what);
 }
 
 static uint32_t csum(const struct emu_msg *w)
@@ -215,33 +215,10 @@ static int is_request(const struct emu_msg *m) { return m->op != EMU_OP_ACK && m
  * packets, which have no ranks or op) at job time t? */
 static int covers(const struct emu_fault_rule *r, uint32_t a, uint32_t b, const struct emu_msg *m, int64_t t)
 {
-    if (t < r->start_ns || (r->end_ns >= 0 && t >= r->end_ns))
-        return 0;
-    if (r->node_a >= 0) {
-        uint32_t na = (uint32_t)r->node_a;
-        if (r->node_b >= 0) {
-            uint32_t nb = (uint32_t)r->node_b;
-            if (!((a == na && b == nb) || (a == nb && b == na)))
-                return 0;
-        } else if (a != na && b != na) {
-            return 0;
-        }
-    }
-    if (r->rank_a >= 0 || r->op_mask) {
-        if (!m || m->op == LINK_OP)
-            return 0;
-        if (r->op_mask && (m->op >= 32 || !(r->op_mask & (1u << m->op))))
-            return 0;
-        uint32_t ra = (uint32_t)r->rank_a;
-        if (r->rank_a >= 0 && r->rank_b >= 0) {
-            uint32_t rb = (uint32_t)r->rank_b;
-            if (!((m->src == ra && m->dst == rb) || (m->src == rb && m->dst == ra)))
-                return 0;
-        } else if (r->rank_a >= 0 && m->src != ra && m->dst != ra) {
-            return 0;
-        }
-    }
-    return 1;
+    int real = m && m->op != LINK_OP;
+    struct emu_fault_subject s = {a, b, real ? m->op : -1, real ? (int32_t)m->src : -1,
+                                  real ? (int32_t)m->dst : -1};
+    return emu_fault_covers(r, &s, t);
 }
 
 /* ---- putting packets on the wire (faults happen here) ---- */

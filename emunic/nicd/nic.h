@@ -52,6 +52,7 @@ struct emu_nic {
     int64_t poll_ns;
     struct emu_idle *idle;
     void *mod_state[EMU_MOD_MAX];
+    uint64_t *eq_asked;        /* [nlocal] events checked against eqfull */
     volatile sig_atomic_t stop;
 };
 

@@ -58,9 +58,15 @@ f "bad rank scope"    "expected a rank"                drop=0.1,rank=3
 f "bad pair scope"    "same rank twice"                drop=0.1,pair=r1:r1
 f "bad op"            "unknown operation 'frobnicate'" drop=0.1,op=frobnicate
 f "empty op"          "empty operation"                drop=0.1,op=write+
-f "regfail"           "'regfail' is not implemented"   regfail=1
-f "eqfull"            "'eqfull' is not implemented"    eqfull=1
-f "credits"           "'credits' is not implemented"   credits=1
+f "regfail prob"      "regfail needs a probability"    regfail=2
+f "regfail op"        "takes only node=, rank="        regfail=1,op=write
+f "eqfull pair"       "takes only node=, rank="        eqfull=1,pair=r0:r1
+f "eqfull link"       "takes only node=, rank="        eqfull=0.5,link=n0:n1
+f "credits rank"      "expected a node"                credits=r1@1s+1s
+f "credits no window" "credits needs a window"         credits=n1
+f "credits open"      "credits needs a window"         credits=n1@1s
+f "credits node opt"  "names its nodes in the value"   credits=n0@0s+1s,node=n1
+f "credits same node" "same node twice"                credits=n1:n1@0s+1s
 bad "the first bad of several" "--fault 'dup=2'" --fault drop=0.1 --fault dup=2
 
 # --faults FILE: FILE:LINE: what

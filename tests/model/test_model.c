@@ -152,6 +152,23 @@ static void test_arrival(void **state)
     assert_int_equal(emu_model_packets(&n.m, 513), 2);
 }
 
+static void test_send(void **state)
+{
+    (void)state;
+    clear_links();
+    struct emu_netcfg n = bgq(1, 1, 1, 8, 2);
+    n.m.ack_overhead_ns = 400;
+    /* a data-less ack pays ack_overhead_ns, anything else overhead_ns */
+    assert_int_equal(emu_model_send(&n, links, 16, 0, 1, 0, 1, 1000000), 1000000 + 400 + 300);
+    clear_links();
+    assert_int_equal(emu_model_send(&n, links, 16, 0, 1, 0, 0, 1000000), 1000000 + 1000 + 300);
+    /* not injected before ready; the port is then busy from there */
+    clear_links();
+    assert_int_equal(emu_model_send(&n, links, 16, 0, 1, 100, 0, 5000000), 5000000 + 1000 + 300 + 100);
+    /* the next one, offered at 0, waits for the port (free at +o+S) */
+    assert_int_equal(emu_model_arrival(&n, links, 16, 0, 1, 100, 0), 5000000 + (1000 + 100) + 1000 + 300 + 100);
+}
+
 static void test_link_sharing(void **state)
 {
     (void)state;
@@ -193,7 +210,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mapping), cmocka_unit_test(test_subshape), cmocka_unit_test(test_coords),
         cmocka_unit_test(test_hops),    cmocka_unit_test(test_route),    cmocka_unit_test(test_ideal),
-        cmocka_unit_test(test_arrival), cmocka_unit_test(test_link_sharing),
+        cmocka_unit_test(test_arrival), cmocka_unit_test(test_send), cmocka_unit_test(test_link_sharing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,11 +66,18 @@ static void test_good(void **state)
                      0);
     assert_string_equal(m.name, "mine");
     assert_int_equal(m.overhead_ns, 1000);
+    assert_int_equal(m.ack_overhead_ns, 1000); /* defaults to overhead_ns */
+    assert_int_equal(m.fifo_depth, 0);
+    assert_int_equal(m.credits, 0);
     assert_int_equal(m.link_bw, 1800000000ull);
     assert_int_equal(m.ndims, 5);
     assert_int_equal(m.torus_mask, 0x1f);
     uint32_t sub[5] = {1, 1, 2, 4, 2};
     assert_memory_equal(m.dims, sub, sizeof sub);
+    assert_int_equal(load_text(GOOD "ack_overhead_ns: 0\nfifo_depth: 64\ncredits: 8\n", 2, &m, path, sizeof path), 0);
+    assert_int_equal(m.ack_overhead_ns, 0);
+    assert_int_equal(m.fifo_depth, 64);
+    assert_int_equal(m.credits, 8);
     assert_int_equal(load_text(GOOD "dims: [8, 8]\ntorus: [true, false]\n", 64, &m, path, sizeof path), 0);
     assert_int_equal(m.torus_mask, 1);
     assert_int_equal(m.dims[0], 8);

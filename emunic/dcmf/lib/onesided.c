@@ -27,6 +27,8 @@ DCMF_Result DCMF_Memregion_create(DCMF_Memregion_t *memregion, size_t *bytes_out
     int64_t key = emunic_expose(base, len, EMU_PERM_READ | EMU_PERM_WRITE);
     if (key == -ENOSPC)
         return dcmfl_fail(DCMF_EAGAIN, fn, "no region slot left (destroy some regions)");
+    if (key == -ENOMEM)
+        return dcmfl_fail(DCMF_ERROR, fn, "registering %p+%zu failed (the fault plan's regfail)", base, bytes_in);
     if (key < 0)
         return dcmfl_fail(DCMF_ERROR, fn, "the NIC cannot expose %p+%zu", base, bytes_in);
     struct dcmfl_mr *mr = (struct dcmfl_mr *)memregion;

@@ -1,5 +1,5 @@
-/* Per-NIC counters, written by the daemon only (relaxed atomics), readable
- * live by anyone who maps the job. */
+/* Per-NIC counters, written by the daemon (relaxed atomics; the node's
+ * ranks add only `refused`), readable live by anyone who maps the job. */
 #ifndef EMUNIC_COUNTERS_H
 #define EMUNIC_COUNTERS_H
 
@@ -37,6 +37,8 @@
     X(reordered, "packets delivered out of order (injected)")             \
     X(lost, "operations failed because the network lost them")           \
     X(credit_stalls, "messages that waited for an injection slot or credit") \
+    X(starved, "messages held back by a credit-starvation fault")         \
+    X(refused, "registrations, EQ/CT allocations and events refused by a fault") \
     X(queue_max, "deepest wire backlog seen, messages")
 
 struct emu_nic_counters {

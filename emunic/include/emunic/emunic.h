@@ -51,7 +51,8 @@ uint64_t emunic_heap_addr(uint32_t rank);
  * before exit. */
 void *emunic_peer_heap(uint32_t rank, size_t *len);
 /* Expose any memory (private or heap) to peers. Returns a key > 0, or
- * -ENOSPC when the region table is full, -EINVAL for bad perms. */
+ * -ENOSPC when the region table is full, -EINVAL for bad perms, -ENOMEM
+ * when the fault plan makes the registration fail (regfail). */
 int64_t emunic_expose(const void *base, size_t len, unsigned perm);
 int emunic_unexpose(uint32_t key);
 /* Expose this rank's whole address space (read, write, atomic) and publish
@@ -62,6 +63,16 @@ int64_t emunic_expose_space(void);
 /* The key rank published with emunic_expose_space, or 0 if it has not
  * (yet). */
 uint32_t emunic_space_key(uint32_t rank);
+
+/* Resource exhaustion from the job's fault plan (--fault regfail=P and
+ * eqfull=P, docs/faults.md): whether this rank's allocation of the kind
+ * must fail now. Each refusal is counted (counter "refused") and traced.
+ * emunic_expose asks for EMUNIC_RES_REG itself; a personality asks before
+ * its own registrations (Portals MDs, list entries) and event queues or
+ * counters, and reports a refusal as its API's out-of-resources error. */
+#define EMUNIC_RES_REG 0 /* a memory registration */
+#define EMUNIC_RES_EQ 1  /* an event queue or counter */
+int emunic_fault_refuse(unsigned what);
 
 /* One-sided operations. dst is a rank; key/raddr name target memory.
  * Payloads up to EMU_INLINE_MAX travel inline and are locally complete on

@@ -16,7 +16,7 @@
 #include "emunic/waiter.h"
 
 #define EMU_JOB_MAGIC 0x656d756e69636a62ull /* "emunicjb" */
-#define EMU_JOB_VERSION 2
+#define EMU_JOB_VERSION 3
 
 #define EMU_MAX_NODES 1024
 #define EMU_MAX_RANKS_PER_NODE 1024

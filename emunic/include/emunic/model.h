@@ -6,7 +6,8 @@
  * dilation (netcfg.dilate) applied to every modelled delay.
  *
  * Timing (cut-through, see docs/machines.md): a message of B wire bytes,
- * S = B / link_bw its serialisation time,
+ * S = B / link_bw its serialisation time, o the per-message overhead
+ * (ack_overhead_ns for a put's data-less ack),
  *   injection port of src:  start0 = max(now, busy); busy = start0 + o + S
  *   head leaves at          t = start0 + o
  *   each link of the dimension-ordered route, in order:
@@ -38,6 +39,13 @@ int emu_model_active(const struct emu_netcfg *net);
  * per-message overhead only. The ideal machine returns now_ns. */
 int64_t emu_model_arrival(const struct emu_netcfg *net, _Atomic uint64_t *links, uint32_t nnodes,
                           uint32_t src, uint32_t dst, uint64_t bytes, int64_t now_ns);
+
+/* The same for a message that may enter the injection port no earlier than
+ * ready_ns (the NIC's FIFO and credits decide that, see nicd/inject.c);
+ * ack: a data-less completion ack, charged the profile's ack_overhead_ns
+ * instead of overhead_ns. */
+int64_t emu_model_send(const struct emu_netcfg *net, _Atomic uint64_t *links, uint32_t nnodes, uint32_t src,
+                       uint32_t dst, uint64_t bytes, int ack, int64_t ready_ns);
 
 /* Background traffic: occupy the network links of src->dst's route and
  * dst's reception port for `bytes` from now_ns (no injection overhead, no

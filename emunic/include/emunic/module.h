@@ -63,5 +63,10 @@ uint32_t emu_nic_node(const struct emu_nic *nic);
 uint32_t emu_nic_node_of(const struct emu_nic *nic, uint32_t rank);
 uint32_t emu_nic_nranks(const struct emu_nic *nic);
 struct emu_nic_counters *emu_nic_counters(struct emu_nic *nic);
+/* The fault plan's eqfull (docs/faults.md): whether an event for local
+ * rank's event queues must find them full now. A refusal is counted and
+ * traced; the personality reports it in its API's terms (Portals: the
+ * event is dropped, PTL_EQ_DROPPED, and flow control disables the PT). */
+int emu_nic_eq_refuse(struct emu_nic *nic, uint32_t rank);
 
 #endif

@@ -19,6 +19,7 @@
 struct emu_machine {
     char name[32];
     uint64_t overhead_ns;    /* per message, at the injecting NIC */
+    uint64_t ack_overhead_ns; /* the same for a data-less completion ack */
     uint64_t latency_ns;     /* base latency, nearest neighbour */
     uint64_t hop_ns;         /* each further hop */
     uint64_t link_bw;        /* link bandwidth, bytes per second; 0: infinite */

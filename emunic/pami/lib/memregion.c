@@ -56,6 +56,8 @@ pami_result_t PAMI_Memregion_create(pami_context_t context, void *address, size_
         m.own_key = 1;
     } else if (key == -ENOSPC) {
         m.key = c->client->space_key;
+    } else if (key == -ENOMEM) {
+        return pamil_fail(PAMI_ENOMEM, fn, "registering %p+%zu failed (the fault plan's regfail)", address, bytes_in);
     } else {
         return pamil_fail(PAMI_ERROR, fn, "the NIC cannot expose %p+%zu", address, bytes_in);
     }

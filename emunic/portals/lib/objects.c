@@ -107,6 +107,8 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
     if ((md->eq_handle != PTL_EQ_NONE && (eq = pl_eq_of(md->eq_handle)) < 0) ||
         (md->ct_handle != PTL_CT_NONE && (ct = pl_ct_of(md->ct_handle)) < 0))
         return PTL_ARG_INVALID;
+    if (emunic_fault_refuse(EMUNIC_RES_REG))
+        return PTL_NO_SPACE; /* --fault regfail: the NIC could not register it */
     pthread_mutex_lock(&pl.mu);
     int i, rc = PTL_NO_SPACE;
     for (i = 0; i < PTLX_MAX_MD && pl.md[i].live; i++)
@@ -172,6 +174,8 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
     if (le->ct_handle != PTL_CT_NONE && le->ct_handle != PTL_INVALID_HANDLE &&
         (ct = pl_ct_of(le->ct_handle)) < 0)
         return PTL_ARG_INVALID;
+    if (emunic_fault_refuse(EMUNIC_RES_REG))
+        return PTL_NO_SPACE;
     pthread_mutex_lock(&pl.mu);
     int i, rc = PTL_NO_SPACE;
     for (i = 0; i < PTLX_MAX_LE && pl.le[i].live; i++)
@@ -298,6 +302,8 @@ int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_handle_eq_t *eq_
     int ni = pl_ni_of(ni_handle);
     if (ni < 0 || !eq_handle || count == 0 || count > (1u << 22))
         return PTL_ARG_INVALID;
+    if (emunic_fault_refuse(EMUNIC_RES_EQ))
+        return PTL_NO_SPACE; /* --fault eqfull */
     pthread_mutex_lock(&pl.mu);
     int i = pl_heapobj_claim(pl.eq, PL_MAX_EQ, (uint32_t)ni,
                              sizeof(struct ptlx_eq_shm) + count * sizeof(ptl_event_t));
@@ -326,6 +332,8 @@ int PtlCTAlloc(ptl_handle_ni_t ni_handle, ptl_handle_ct_t *ct_handle)
     int ni = pl_ni_of(ni_handle);
     if (ni < 0 || !ct_handle)
         return PTL_ARG_INVALID;
+    if (emunic_fault_refuse(EMUNIC_RES_EQ))
+        return PTL_NO_SPACE;
     pthread_mutex_lock(&pl.mu);
     int i = pl_heapobj_claim(pl.ct, PL_MAX_CT, (uint32_t)ni, sizeof(struct ptlx_ct_shm));
     if (i >= 0) {
