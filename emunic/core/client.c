@@ -286,6 +286,14 @@ void emunic_ring_self(void)
 
 /* ---- barrier ---- */
 
+static int rank_gone(void)
+{
+    for (uint32_t r = 0; r < CL.size; r++)
+        if (atomic_load_explicit(&CL.job.ranks[r].state, memory_order_acquire) == EMU_RANK_DONE)
+            return 1;
+    return 0;
+}
+
 int emunic_barrier(void)
 {
     if (!CL.refs)
@@ -308,6 +316,11 @@ int emunic_barrier(void)
         struct timespec ts = {0, 100000000};
         syscall(SYS_futex, (uint32_t *)&h->bar_gen, FUTEX_WAIT, gen, &ts, NULL, 0);
         if (atomic_load(&h->abort))
+            return -EPIPE;
+        /* a rank that has exited (or was killed, --keep-going) can never
+         * arrive; the generation is checked first, since the last rank in
+         * may complete the barrier and exit before we look */
+        if (atomic_load(&h->bar_gen) == gen && rank_gone())
             return -EPIPE;
     }
     return 0;

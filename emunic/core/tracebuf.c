@@ -1,50 +1,85 @@
-/* A --trace part file (see emunic/tracebuf.h). */
+/* A --trace part file (see emunic/tracebuf.h).
+ *
+ * Events are written straight into a shared mapping of the file, a chunk
+ * of EMU_TRACEBUF_SIZE bytes at a time, so a process killed by a signal
+ * (a kill fault, a crash) leaves every event it wrote in the page cache:
+ * there is no buffer to flush. Each chunk's blocks are reserved with
+ * posix_fallocate before it is mapped, so a full file system refuses the
+ * chunk (the trace stops) instead of raising SIGBUS on a store. A chunk's
+ * unused tail is newlines, which the merger skips; close cuts the file to
+ * what was written. */
 #include "emunic/tracebuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
-int emu_tracebuf_open(struct emu_tracebuf *t, const char *path, int64_t start_ns)
+/* Map the chunk at t->base; 0 or -errno (tracing stops then). */
+static int map_chunk(struct emu_tracebuf *t)
 {
-    t->buf = malloc(EMU_TRACEBUF_SIZE);
-    if (!t->buf)
-        return -ENOMEM;
-    t->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    if (t->fd < 0) {
-        int e = errno;
-        free(t->buf);
-        t->buf = NULL;
-        return -e;
-    }
+    int rc = posix_fallocate(t->fd, (off_t)t->base, EMU_TRACEBUF_SIZE);
+    if (rc)
+        return -rc;
+    void *p = mmap(NULL, EMU_TRACEBUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)t->base);
+    if (p == MAP_FAILED)
+        return -errno;
+    t->buf = p;
     t->n = 0;
-    t->start_ns = start_ns;
     return 0;
 }
 
-void emu_tracebuf_flush(struct emu_tracebuf *t)
+static void unmap_chunk(struct emu_tracebuf *t, char fill)
 {
-    size_t off = 0;
-    while (t->fd >= 0 && off < t->n) {
-        ssize_t w = write(t->fd, t->buf + off, t->n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break; /* a full disk loses the trace, never the job */
-        off += (size_t)w;
+    if (!t->buf)
+        return;
+    memset(t->buf + t->n, fill, EMU_TRACEBUF_SIZE - t->n);
+    munmap(t->buf, EMU_TRACEBUF_SIZE);
+    t->buf = NULL;
+}
+
+int emu_tracebuf_open(struct emu_tracebuf *t, const char *path, int64_t start_ns)
+{
+    t->buf = NULL;
+    t->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (t->fd < 0)
+        return -errno;
+    /* appending to a part that exists: start at the next chunk boundary,
+     * the gap newlines */
+    struct stat st;
+    int rc = fstat(t->fd, &st) ? -errno : 0;
+    t->base = 0;
+    if (!rc && st.st_size > 0) {
+        t->base = ((uint64_t)st.st_size + EMU_TRACEBUF_SIZE - 1) / EMU_TRACEBUF_SIZE * EMU_TRACEBUF_SIZE;
+        for (off_t o = st.st_size; !rc && o < (off_t)t->base; o++)
+            if (pwrite(t->fd, "\n", 1, o) != 1)
+                rc = -errno;
     }
-    t->n = 0;
+    if (!rc)
+        rc = map_chunk(t);
+    if (rc) {
+        close(t->fd);
+        t->fd = -1;
+        return rc;
+    }
+    t->start_ns = start_ns;
+    return 0;
 }
 
 void emu_tracebuf_emit(struct emu_tracebuf *t, const char *fmt, ...)
 {
     if (!t->buf)
         return;
-    if (EMU_TRACEBUF_SIZE - t->n < EMU_TRACEBUF_ROOM)
-        emu_tracebuf_flush(t);
+    if (EMU_TRACEBUF_SIZE - t->n < EMU_TRACEBUF_ROOM) {
+        unmap_chunk(t, '\n');
+        t->base += EMU_TRACEBUF_SIZE;
+        if (map_chunk(t) != 0)
+            return; /* a full disk loses the trace, never the job */
+    }
     va_list ap;
     va_start(ap, fmt);
     int k = vsnprintf(t->buf + t->n, EMU_TRACEBUF_SIZE - t->n, fmt, ap);
@@ -57,9 +92,11 @@ void emu_tracebuf_close(struct emu_tracebuf *t)
 {
     if (t->fd < 0)
         return;
-    emu_tracebuf_flush(t);
+    uint64_t end = t->base + (t->buf ? t->n : 0);
+    unmap_chunk(t, 0);
+    if (ftruncate(t->fd, (off_t)end) != 0) {
+        /* the newline-free tail stays; the merger stops at it */
+    }
     close(t->fd);
     t->fd = -1;
-    free(t->buf);
-    t->buf = NULL;
 }

@@ -50,6 +50,42 @@ check_trace 2 1
 case_begin "2 nodes x 2 ranks"
 check_trace 2 2
 
+case_begin "a rank killed by a fault keeps the events it wrote"
+T="$TMP/trace.kill.json"
+run -N 2 -n 1 --keep-going --fault kill=r0,after=20 --trace "$T" -- "$WORK" 100 0 0 0
+[[ $STATUS -ne 0 ]] || fail "the job with a killed rank exited 0"
+grep -q "rank 0 (node 0) killed by signal 9" "$ERR" || fail "rank 0 was not killed"
+python3 - "$T" <<'PY' || fail "trace content"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+rank0 = [e for e in ev if e["ph"] == "X" and names.get((e["pid"], e["tid"])) == "rank 0"]
+kills = [e for e in ev if e["ph"] == "i" and e["name"] == "kill"]
+# 20 messages passed the NIC; the rank saw the completion of all but the last
+assert 15 <= len(rank0) <= 20, len(rank0)
+assert len(kills) == 1, kills
+PY
+
+case_begin "--dilate 10: a rank's span of an operation contains its NIC's (one clock)"
+T="$TMP/trace.dilate.json"
+run -N 2 -n 1 --machine bgq --dilate 10 --trace "$T" -- "$WORK" 10 3 4 5
+[[ $STATUS -eq 0 ]] || fail "exit $STATUS"
+python3 - "$T" <<'PY' || fail "rank and NIC spans not aligned"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+spans = {}
+for e in ev:
+    if e["ph"] == "X":
+        spans.setdefault(names[(e["pid"], e["tid"])], {})[e["args"]["cookie"]] = e
+rank, nic = spans["rank 0"], spans["nic 0"]
+assert len(rank) == 22 and set(rank) == set(nic), (len(rank), len(nic))
+for c, r in rank.items():
+    n = nic[c]
+    # 1 us of slack for the microsecond rounding of ts and dur
+    assert r["ts"] <= n["ts"] + 1 and n["ts"] + n["dur"] <= r["ts"] + r["dur"] + 1, (r, n)
+PY
+
 case_begin "bad --trace path refused before the job"
 run -N 1 -n 1 --trace "$TMP/no/such/dir/t.json" -- "$WORK" 1 0 0 0
 [[ $STATUS -eq 2 ]] || fail "exit $STATUS, want 2"

@@ -146,7 +146,9 @@ int emunic_wait_until(int (*cond)(void *), void *arg, int64_t timeout_ns);
  * handing work to another (a context's queue filled by a peer thread). */
 void emunic_ring_self(void);
 
-/* Job-wide barrier through shared memory (not through the NIC). */
+/* Job-wide barrier through shared memory (not through the NIC). Returns 0,
+ * or -EPIPE when the job is aborting or a rank has exited or been killed
+ * (--keep-going) before arriving, so the barrier can never complete. */
 int emunic_barrier(void);
 
 /* Test hook: push m into this rank's command queue exactly as given, with
