@@ -83,6 +83,21 @@ static void report(const struct dcmfl_req *r, int status)
     }
 }
 
+/* A failure no callback is left to hear: the remote completion of a short
+ * send whose cb_done already ran (the collectives' messages are such
+ * sends). Said on stderr and to the DCMF_Error_register handler, so a
+ * collective that waits for a message the network lost (--unreliable) is
+ * not a silent hang. */
+static void late_failure(const struct emu_msg *c)
+{
+    fprintf(stderr, "emunic dcmf: rank %u: a message to rank %u failed after its local completion: %s\n",
+            dcmfl.rank, c->dst, emu_status_str((unsigned)c->status));
+    if (dcmfl.on_error) {
+        DCMF_Error_t e = {c->status == EMU_E_DEAD ? DCMF_SHUTDOWN : DCMF_ERROR};
+        dcmfl.on_error(&e, c->dst);
+    }
+}
+
 int dcmfl_fifo_done(const struct emu_msg *c)
 {
     struct desc *d = (struct desc *)(uintptr_t)c->cookie;
@@ -94,10 +109,11 @@ int dcmfl_fifo_done(const struct emu_msg *c)
     d->pending &= (uint8_t)~flags;
     struct dcmfl_req *r = d->r;
     DCMF_Callback_t done = {0}, ack = {0};
+    int reported = 0;
     if (r) {
         unsigned mine = flags & r->pending;
         if (c->status != EMU_OK && mine)
-            report(r, c->status);
+            report(r, c->status), reported = 1;
         if (mine & EMU_DONE_LOCAL)
             done = r->done;
         if (mine & EMU_DONE_REMOTE)
@@ -108,6 +124,8 @@ int dcmfl_fifo_done(const struct emu_msg *c)
             d->r = NULL;
         }
     }
+    if (c->status != EMU_OK && !reported)
+        late_failure(c);
     if (!d->pending)
         give(d);
     call(done, c->status);
