@@ -13,6 +13,17 @@ grep -q 'res: rank 0 ok 30 refused 0 ' "$OUT" || { fail "rank 0 was refused"; sh
 grep -q 'res: rank 1 ok 0 refused 30 ' "$OUT" || { fail "rank 1 was not refused every time"; show; }
 [[ $(counter refused) -eq 30 ]] || fail "counter refused is $(counter refused), expected 30"
 
+for nic in dcmf pami; do
+    case_begin "regfail=1 on rank 0, $nic: Memregion_create refused there only"
+    run 60 -N 2 -n 1 --nic $nic --timeout 50 --fault regfail=1,rank=r0 -- "$BIN/mr_regfail_$nic" 10
+    [[ $ST -eq 0 ]] || { fail "exit $ST"; show; }
+    grep -q 'mr: rank 0 ok 0 refused 10' "$OUT" || { fail "rank 0 not refused every time"; show; }
+    grep -q 'mr: rank 1 ok 10 refused 0' "$OUT" || { fail "rank 1 refused"; show; }
+    [[ $(grep -c "registering .* failed (the fault plan's regfail)" "$ERR") -eq 10 ]] ||
+        fail "not one stderr line per refusal"
+    [[ $(counter refused) -eq 10 ]] || fail "counter refused is $(counter refused), expected 10"
+done
+
 case_begin "regfail=0.3, node scope: a seed replays the same refusals, another seed does not"
 run 60 -N 2 -n 1 --nic portals --timeout 50 --seed 11 --fault regfail=0.3,node=n0 -- "$BIN/fault_res" reg 40
 [[ $ST -eq 0 ]] || { fail "exit $ST"; show; }
