@@ -29,7 +29,7 @@ int emu_fault_covers(const struct emu_fault_rule *r, const struct emu_fault_subj
     return 1;
 }
 
-static uint64_t mix(uint64_t x)
+uint64_t emu_fault_mix(uint64_t x)
 {
     x ^= x >> 30;
     x *= 0xbf58476d1ce4e5b9ull;
@@ -40,7 +40,8 @@ static uint64_t mix(uint64_t x)
 
 double emu_fault_draw(uint64_t seed, uint64_t who, uint64_t id, uint32_t rule, uint32_t what)
 {
-    uint64_t h = mix(seed ^ mix(who ^ mix(id ^ ((uint64_t)rule << 40 | (uint64_t)what << 56))));
+    uint64_t key = id ^ ((uint64_t)rule << 40 | (uint64_t)what << 56);
+    uint64_t h = emu_fault_mix(seed ^ emu_fault_mix(who ^ emu_fault_mix(key)));
     return (double)(h >> 11) * 0x1.0p-53;
 }
 

@@ -154,15 +154,6 @@ static struct {
 
 /* ---- helpers ---- */
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
 /* Uniform in [0,1) for one decision about one packet. */
 static double draw(uint32_t dst, uint64_t id, uint32_t rule, uint32_t what)
 {
@@ -183,7 +174,7 @@ static uint32_t csum(const struct emu_msg *w)
     }
     for (; i < n; i++)
         h = (h ^ b[i]) * 0x100000001b3ull;
-    h = mix(h);
+    h = emu_fault_mix(h);
     return (uint32_t)(h ^ (h >> 32));
 }
 

@@ -21,6 +21,10 @@ struct emu_fault_subject {
 /* Does rule r cover the subject at job time t (ns since the job's start)? */
 int emu_fault_covers(const struct emu_fault_rule *r, const struct emu_fault_subject *s, int64_t t);
 
+/* A 64-bit mixing function (splitmix64's finaliser): the draws' hash, and
+ * the link layer's checksum. */
+uint64_t emu_fault_mix(uint64_t x);
+
 /* Uniform in [0,1): one decision, a pure function of the seed and the
  * four keys (who decides, about what, which rule, which question). */
 double emu_fault_draw(uint64_t seed, uint64_t who, uint64_t id, uint32_t rule, uint32_t what);
