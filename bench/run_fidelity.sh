@@ -16,7 +16,7 @@
 #   host    fidelity --mode lat on --machine ideal, no dilation: the host's
 #           own overhead, which the dilation divides
 #   bgq     lat (2 nodes), bw (2 nodes), hops (8 nodes: 1..3 hops)
-#   bgp, xt5, p7ih   lat and bw (2 nodes)
+#   bgp, xt5, p7ih   lat (vs the published bounds) and bw (2 nodes)
 #   congestion       bgq, 5 nodes: 4 senders into node 0, slowdown vs load
 # Extra emunic-run options: $RUN_ARGS.
 set -eu
@@ -81,6 +81,30 @@ done
     for s in bgq.lat bgq.bw bgq.hops bgp.lat bgp.bw xt5.lat xt5.bw p7ih.lat p7ih.bw; do
         grep -h ',summary,' "$out"/$s.run*.csv | cut -d, -f2-
     done
+    echo
+    echo "== bgp, xt5, p7ih 16 B latency against published figures (docs/machines.md; median of runs)"
+    echo "   one-way = round trip / 2 (a put or get waits for its reply); paper: what it bounds"
+    # machine|what the paper gives|one-way us|kind (le: paper is an upper bound, ref: a reference point)
+    while IFS='|' read -r m what ref kind; do
+        for op in put get; do
+            grep -h ",lat,$op," "$out/$m.lat".run*.csv 2>/dev/null | cut -d, -f8 | sort -n | awk \
+                -v m="$m" -v op="$op" -v ref="$ref" -v kind="$kind" -v what="$what" '
+                { v[NR] = $1 }
+                END {
+                    if (!NR) { printf "%-5s %s: no runs\n", m, op; exit }
+                    med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+                    if (ref == "") { printf "%-5s %s %.3f us (one-way %.3f): no published latency (estimate)\n", m, op, med, med / 2; exit }
+                    ow = med / 2; err = 100 * (ow - ref) / ref
+                    verdict = kind == "le" ? (ow <= ref ? "within the bound" : "ABOVE the bound") : sprintf("%+.1f %%", err)
+                    printf "%-5s %s %.3f us, one-way %.3f us vs %.2f us (%s): %s\n", m, op, med, ow, ref, what, verdict
+                }'
+        done
+    done <<'EOF'
+bgp|none||
+xt5|Red Storm requirement, MPI one-way nearest neighbour|2.0|ref
+xt5|XT3 Portals 3.3 zero-length one-way, measured "under six"|6.0|le
+p7ih|[P7IH-COLL] 2-node P2P allreduce (>= one node-to-node message)|1.83|le
+EOF
     echo
     echo "== bgq latency vs hops (16 B get)"
     grep -h ',hops,get,' "$out"/bgq.hops.run1.csv | cut -d, -f7,8 | sort -n | awk -F, \
