@@ -34,65 +34,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <dcmf.h>
 
 #include "emunic/emunic.h"
 
-#define WIN 64
-#define OP_WAIT_S 30.0
-#define LINGER_S 0.6
 #define SMALL 8
 #define MEDIUM 500
 #define RELAXED (16384 + 8)
 #define SHORT_SEND 16
 
-#define DIE(...)                                                                    \
-    do {                                                                            \
-        fflush(stdout);                                                             \
-        fprintf(stderr, "FAIL dcmf_lossy rank %u: ", me);                           \
-        fprintf(stderr, __VA_ARGS__);                                               \
-        fputc('\n', stderr);                                                        \
-        exit(1);                                                                    \
-    } while (0)
-#define OK(call)                                                                    \
-    do {                                                                            \
-        DCMF_Result rc_ = (call);                                                   \
-        if (rc_ != DCMF_SUCCESS)                                                    \
-            DIE("%s returned %d", #call, (int)rc_);                                 \
-    } while (0)
+#define LOSSY_WHO "dcmf_lossy rank"
+#define LOSSY_CB1 "cb_done"
+#define LOSSY_CB2 "cb_ack"
+#define LOSSY_ERROR DCMF_ERROR
+#define LOSSY_OP_API DCMF_Request_t req;
+#include "lossy_ops.h"
 
-static unsigned me;
-
-struct op {
-    char kind;
-    uint8_t want;          /* callbacks expected: 1 done, 2 ack */
-    uint8_t got;           /* callbacks seen */
-    uint8_t failed;        /* 1 done failed, 2 ack failed */
-    uint8_t settled;       /* every expected callback has run */
-    size_t off, len;       /* slot in the put (or get) area */
-    double t0;
-    DCMF_Request_t req;
-};
-
-static struct op *ops;
-static unsigned nops, inflight;
-static size_t total; /* bytes of one area */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* byte j of operation i's data; seed 0 for what rank 0 sends, 1 for what
- * rank 1 offers to Gets */
-static uint8_t pat(unsigned i, size_t j, unsigned seed)
-{
-    return (uint8_t)(i * 131u + (unsigned)j * 7u + (unsigned)(j >> 8) + seed * 89u + 1u);
-}
+#define OK(call) LOSSY_OK(DCMF_Result, DCMF_SUCCESS, call)
 
 static int is_get(char k) { return k == 'g' || k == 'G' || k == 'R'; }
 static int is_put(char k) { return k == 'p' || k == 'P' || k == 'r'; }
@@ -107,38 +66,17 @@ static size_t len_of(char k)
     }
 }
 
-/* 1: all bytes as pattern, 0: all zero, -1: anything else */
-static int slot_state(const uint8_t *b, unsigned i, size_t len, unsigned seed)
-{
-    int all_pat = 1, all_zero = 1;
-    for (size_t j = 0; j < len; j++) {
-        all_pat &= b[j] == pat(i, j, seed);
-        all_zero &= b[j] == 0;
-    }
-    return all_pat ? 1 : all_zero ? 0 : -1;
-}
+/* what rank 0 sends: Puts and sends */
+static int is_sent(char k) { return is_put(k) || k == 's' || k == 'l'; }
+
+static void advance(void) { DCMF_Messager_advance(); }
 
 /* ---- rank 0: the callbacks ---- */
 
+/* a DCMF_Error_t is a failure */
 static void record(struct op *o, unsigned which, DCMF_Error_t *e)
 {
-    /* the index, for messages (the retried ones are not in ops) */
-    uintptr_t a = (uintptr_t)o, lo = (uintptr_t)ops, hi = (uintptr_t)(ops + nops);
-    long i = a >= lo && a < hi ? (long)(o - ops) : -1;
-    if (!(o->want & which))
-        DIE("op %ld (%c): unexpected %s callback", i, o->kind, which == 1 ? "cb_done" : "cb_ack");
-    if (o->got & which)
-        DIE("op %ld (%c): %s called twice", i, o->kind, which == 1 ? "cb_done" : "cb_ack");
-    o->got |= (uint8_t)which;
-    if (e) {
-        if (e->result != DCMF_ERROR)
-            DIE("op %ld (%c): failure %d, expected DCMF_ERROR (%d)", i, o->kind, (int)e->result, (int)DCMF_ERROR);
-        o->failed |= (uint8_t)which;
-    }
-    if (o->got == o->want) {
-        o->settled = 1;
-        inflight--;
-    }
+    lossy_record(o, which, e != NULL, e ? (int)e->result : 0);
 }
 
 static void on_done(void *cd, DCMF_Error_t *e) { record(cd, 1, e); }
@@ -146,10 +84,9 @@ static void on_ack(void *cd, DCMF_Error_t *e) { record(cd, 2, e); }
 
 /* ---- rank 1: receiving sends ---- */
 
-static uint8_t *rbuf;     /* rank 1's put area, also where long sends land */
-static uint8_t *rseen;    /* per op: 1 arrived */
+static uint8_t *rbuf; /* rank 1's put area, also where long sends land */
 static DCMF_Request_t *rreq;
-static unsigned short_recv, long_recv, recv_errors;
+static unsigned short_recv, long_recv;
 
 static unsigned index_of(const DCQuad *mi, unsigned count)
 {
@@ -168,11 +105,8 @@ static void on_short(void *cd, const DCQuad *mi, unsigned count, size_t peer, co
     unsigned i = index_of(mi, count);
     if (ops[i].kind != 's' || bytes != SHORT_SEND)
         DIE("op %u (%c): short arrival of %zu bytes", i, ops[i].kind, bytes);
-    if (rseen[i]++)
-        DIE("op %u: short send arrived twice", i);
-    if (slot_state((const uint8_t *)src, i, bytes, 0) != 1)
-        recv_errors++;
-    short_recv++;
+    lossy_arrived(i, "short send");
+    lossy_received(i, src, &short_recv);
 }
 
 static void on_long_done(void *cd, DCMF_Error_t *e)
@@ -180,9 +114,7 @@ static void on_long_done(void *cd, DCMF_Error_t *e)
     unsigned i = (unsigned)(uintptr_t)cd;
     if (e)
         DIE("op %u: receiving a long send failed (%d)", i, (int)e->result);
-    if (slot_state(rbuf + ops[i].off, i, ops[i].len, 0) != 1)
-        recv_errors++;
-    long_recv++;
+    lossy_received(i, rbuf + ops[i].off, &long_recv);
 }
 
 static DCMF_Request_t *on_long(void *cd, const DCQuad *mi, unsigned count, size_t peer, size_t sndlen,
@@ -192,8 +124,7 @@ static DCMF_Request_t *on_long(void *cd, const DCQuad *mi, unsigned count, size_
     unsigned i = index_of(mi, count);
     if (ops[i].kind != 'l' || sndlen != MEDIUM)
         DIE("op %u (%c): long arrival of %zu bytes", i, ops[i].kind, sndlen);
-    if (rseen[i]++)
-        DIE("op %u: long send arrived twice", i);
+    lossy_arrived(i, "long send");
     *rcvlen = sndlen;
     *rcvbuf = (char *)rbuf + ops[i].off;
     cb->function = on_long_done;
@@ -204,7 +135,6 @@ static DCMF_Request_t *on_long(void *cd, const DCQuad *mi, unsigned count, size_
 /* ---- control: the memregion one way, "finished" and the counts back ---- */
 
 static DCMF_Control_t ctl_in;
-static int ctl_got;
 
 static void on_control(void *cd, const DCMF_Control_t *info, size_t peer)
 {
@@ -213,27 +143,16 @@ static void on_control(void *cd, const DCMF_Control_t *info, size_t peer)
     ctl_got++;
 }
 
-static void wait_control(int n)
-{
-    double t0 = now_s();
-    while (ctl_got < n) {
-        DCMF_Messager_advance();
-        if (now_s() - t0 > OP_WAIT_S)
-            DIE("no control message %d after %.0f s", n, OP_WAIT_S);
-    }
-}
-
 static DCMF_Protocol_t put_p, get_p, send_p, ctl_p;
 static DCMF_Memregion_t lmr, rmr; /* rmr: rank 1's, as rank 0 got it */
+static uint8_t *lbuf;             /* the put area, the get area, a fence slot */
 
-static void issue(unsigned i, uint8_t *lbuf)
+static void issue(unsigned i)
 {
     struct op *o = &ops[i];
     DCMF_Callback_t done = {on_done, o}, ack = {on_ack, o};
     DCMF_Consistency c = o->kind == 'r' || o->kind == 'R' ? DCMF_RELAXED_CONSISTENCY : DCMF_SEQUENTIAL_CONSISTENCY;
-    o->t0 = now_s();
-    o->want = o->kind == 's' || o->kind == 'l' || is_get(o->kind) ? 1 : 3;
-    inflight++;
+    lossy_start(o, o->kind == 's' || o->kind == 'l' || is_get(o->kind) ? 1 : 3);
     if (is_put(o->kind)) {
         OK(DCMF_Put(&put_p, &o->req, done, c, 1, o->len, &lmr, &rmr, o->off, o->off, ack));
     } else if (is_get(o->kind)) {
@@ -248,69 +167,41 @@ static void issue(unsigned i, uint8_t *lbuf)
     }
 }
 
-/* A Put or Get repeated until it succeeds (each try may be lost). The
- * tries are static: a late second callback must find them alive. */
-#define TRIES 50
-static unsigned retries; /* failed tries: losses too */
-static struct op tries_v[2][TRIES];
+/* a helper Put (or Get) of len bytes at loff here, roff there */
+struct xfer {
+    int put;
+    size_t len, loff, roff;
+};
+
+static void post_xfer(struct op *o, const void *arg)
+{
+    const struct xfer *x = arg;
+    DCMF_Callback_t done = {on_done, o}, ack = {on_ack, o};
+    if (x->put)
+        OK(DCMF_Put(&put_p, &o->req, done, DCMF_SEQUENTIAL_CONSISTENCY, 1, x->len, &lmr, &rmr, x->loff, x->roff,
+                    ack));
+    else
+        OK(DCMF_Get(&get_p, &o->req, done, DCMF_SEQUENTIAL_CONSISTENCY, 1, x->len, &rmr, &lmr, x->roff, x->loff));
+}
 
 static void reliably(int put, size_t len, size_t loff, size_t roff, const char *what)
 {
-    static unsigned used[2];
-    for (int t = 0; t < TRIES; t++) {
-        if (used[put] == TRIES)
-            DIE("%s: out of tries", what);
-        struct op *o = &tries_v[put][used[put]++];
-        o->kind = put ? 'p' : 'g';
-        o->want = put ? 3 : 1;
-        o->t0 = now_s();
-        DCMF_Callback_t done = {on_done, o}, ack = {on_ack, o};
-        inflight++;
-        if (put)
-            OK(DCMF_Put(&put_p, &o->req, done, DCMF_SEQUENTIAL_CONSISTENCY, 1, len, &lmr, &rmr, loff, roff, ack));
-        else
-            OK(DCMF_Get(&get_p, &o->req, done, DCMF_SEQUENTIAL_CONSISTENCY, 1, len, &rmr, &lmr, roff, loff));
-        while (!o->settled) {
-            DCMF_Messager_advance();
-            if (now_s() - o->t0 > OP_WAIT_S)
-                DIE("%s never completed", what);
-        }
-        if (!o->failed)
-            return;
-        retries++;
-    }
-    DIE("%s failed %d times", what, TRIES);
+    struct xfer x = {put, len, loff, roff};
+    lossy_reliably(put ? 'p' : 'g', put ? 3 : 1, post_xfer, &x, what);
 }
 
 int main(int argc, char **argv)
 {
-    nops = argc > 1 ? (unsigned)atoi(argv[1]) : 1000;
-    const char *kinds = argc > 2 ? argv[2] : "pPgGrRl";
-    size_t nk = strlen(kinds);
-    if (!nops || !nk || strspn(kinds, "pPgGrRls") != nk) {
-        fprintf(stderr, "usage: dcmf_lossy OPS [KINDS of pPgGrRls]\n");
-        return 2;
-    }
+    const char *kinds = lossy_args(argc, argv, "dcmf_lossy", "pPgGrRl", "pPgGrRls");
     DCMF_Messager_initialize();
     me = (unsigned)DCMF_Messager_rank();
     if (DCMF_Messager_size() != 2)
         DIE("needs 2 ranks (-N 2 -n 1), not %zu", DCMF_Messager_size());
 
-    /* the layout: op i owns [off, off + len) of the put area, and the same
-     * range of the get area right after it; both ranks compute it */
-    ops = calloc(nops, sizeof *ops);
-    if (!ops)
-        DIE("out of memory");
-    unsigned nshort = 0;
-    for (unsigned i = 0; i < nops; i++) {
-        ops[i].kind = kinds[i % nk];
-        ops[i].len = len_of(ops[i].kind);
-        ops[i].off = total;
-        total += ops[i].len;
-        nshort += ops[i].kind == 's';
-    }
-    uint8_t *buf = calloc(2 * total + SMALL, 1); /* + a fence slot */
-    if (!buf)
+    lossy_layout(kinds, len_of);
+    unsigned nshort = lossy_count('s');
+    lbuf = calloc(2 * total + SMALL, 1); /* + a fence slot */
+    if (!lbuf)
         DIE("out of memory");
 
     DCMF_Put_Configuration_t pc = {DCMF_DEFAULT_PUT_PROTOCOL, DCMF_DEFAULT_NETWORK};
@@ -322,18 +213,15 @@ int main(int argc, char **argv)
     OK(DCMF_Send_register(&send_p, &sc));
     OK(DCMF_Control_register(&ctl_p, &cc));
     size_t out = 0;
-    OK(DCMF_Memregion_create(&lmr, &out, 2 * total + SMALL, buf, 0));
+    OK(DCMF_Memregion_create(&lmr, &out, 2 * total + SMALL, lbuf, 0));
 
     if (me == 1) {
-        rbuf = buf;
+        rbuf = lbuf;
         rseen = calloc(nops, 1);
         rreq = calloc(nops, sizeof *rreq);
         if (!rseen || !rreq)
             DIE("out of memory");
-        for (unsigned i = 0; i < nops; i++)
-            if (is_get(ops[i].kind))
-                for (size_t j = 0; j < ops[i].len; j++)
-                    buf[total + ops[i].off + j] = pat(i, j, 1);
+        lossy_fill(lbuf + total, is_get, 1);
         DCMF_Control_t info;
         memset(&info, 0, sizeof info);
         memcpy(&info, &lmr, sizeof lmr < sizeof info ? sizeof lmr : sizeof info);
@@ -343,36 +231,14 @@ int main(int argc, char **argv)
         memcpy(&info, counts, sizeof counts);
         OK(DCMF_Control(&ctl_p, DCMF_SEQUENTIAL_CONSISTENCY, 0, &info));
     } else {
-        for (unsigned i = 0; i < nops; i++)
-            if (is_put(ops[i].kind) || ops[i].kind == 's' || ops[i].kind == 'l')
-                for (size_t j = 0; j < ops[i].len; j++)
-                    buf[ops[i].off + j] = pat(i, j, 0);
+        lossy_fill(lbuf, is_sent, 0);
         wait_control(1);
         memcpy(&rmr, &ctl_in, sizeof rmr);
-        unsigned next = 0, settled = 0;
-        double last_scan = now_s();
-        while (settled < nops) {
-            while (next < nops && inflight < WIN)
-                issue(next++, buf);
-            DCMF_Messager_advance();
-            while (settled < nops && ops[settled].settled)
-                settled++;
-            double t = now_s();
-            if (t - last_scan > 0.1) { /* a bounded wait for every operation */
-                last_scan = t;
-                for (unsigned i = settled; i < next; i++)
-                    if (!ops[i].settled && t - ops[i].t0 > OP_WAIT_S)
-                        DIE("op %u (%c) not complete after %.0f s (callbacks seen %u of %u)", i, ops[i].kind,
-                            OP_WAIT_S, ops[i].got, ops[i].want);
-            }
-        }
+        lossy_run();
         /* short sends ahead are delivered or lost once this is acked */
         if (nshort)
             reliably(1, SMALL, 2 * total, 2 * total, "the fence put");
-        /* late duplicates and the NICs' loss time-outs */
-        double t0 = now_s();
-        while (now_s() - t0 < LINGER_S)
-            DCMF_Messager_advance();
+        lossy_linger();
         /* read the put area back (the get area keeps the Gets' results) */
         uint8_t *back = calloc(total ? total : 1, 1);
         DCMF_Memregion_t bmr;
@@ -388,30 +254,16 @@ int main(int argc, char **argv)
         unsigned ok = 0, failed = 0, lsend_ok = 0;
         for (unsigned i = 0; i < nops; i++) {
             struct op *o = &ops[i];
-            if (o->kind == 's')
+            if (o->kind == 's') /* its loss is not the sender's to see */
                 continue;
-            if ((o->failed & 1) && !(o->failed & 2) && (o->want & 2))
-                DIE("op %u (%c): cb_done failed but cb_ack succeeded", i, o->kind);
-            if (o->failed)
-                failed++;
-            else
-                ok++;
-            int relaxed = o->kind == 'r' || o->kind == 'R';
-            if (is_put(o->kind)) {
-                int st = slot_state(back + o->off, i, o->len, 0);
-                if (!o->failed && st != 1)
-                    DIE("op %u (%c): put succeeded but the target holds other bytes", i, o->kind);
-                if (o->failed && !relaxed && st < 0)
-                    DIE("op %u (%c): failed put left a partial or corrupt slot", i, o->kind);
-            } else if (is_get(o->kind)) {
-                int st = slot_state(buf + total + o->off, i, o->len, 1);
-                if (!o->failed && st != 1)
-                    DIE("op %u (%c): get succeeded with wrong bytes", i, o->kind);
-                if (o->failed && !relaxed && st < 0)
-                    DIE("op %u (%c): failed get left a partial or corrupt buffer", i, o->kind);
-            } else if (!o->failed) {
+            lossy_tally(i, &ok, &failed);
+            int strict = o->kind != 'r' && o->kind != 'R'; /* relaxed: a failed one may land in part */
+            if (is_put(o->kind))
+                lossy_check_put(i, back, strict);
+            else if (is_get(o->kind))
+                lossy_check_get(i, lbuf + total, strict);
+            else if (!o->failed)
                 lsend_ok++;
-            }
         }
         DCMF_Control_t info;
         memset(&info, 0, sizeof info);
@@ -437,7 +289,7 @@ int main(int argc, char **argv)
         DIE("barrier");
     OK(DCMF_Memregion_destroy(&lmr));
     DCMF_Messager_finalize();
-    free(buf);
+    free(lbuf);
     free(ops);
     free(rseen);
     free(rreq);

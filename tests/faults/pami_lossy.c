@@ -31,65 +31,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <pami.h>
 
-#define WIN 64
-#define OP_WAIT_S 30.0
-#define LINGER_S 0.6
 #define SMALL 8
 #define MEDIUM 504
 #define SHORT_SEND 16
 #define D_DATA 1 /* dispatch ids */
 #define D_CTL 2
 
-#define DIE(...)                                                                    \
-    do {                                                                            \
-        fflush(stdout);                                                             \
-        fprintf(stderr, "FAIL pami_lossy task %u: ", me);                           \
-        fprintf(stderr, __VA_ARGS__);                                               \
-        fputc('\n', stderr);                                                        \
-        exit(1);                                                                    \
-    } while (0)
-#define OK(call)                                                                    \
-    do {                                                                            \
-        pami_result_t rc_ = (call);                                                 \
-        if (rc_ != PAMI_SUCCESS)                                                    \
-            DIE("%s returned %d", #call, (int)rc_);                                 \
-    } while (0)
+#define LOSSY_WHO "pami_lossy task"
+#define LOSSY_CB1 "done_fn"
+#define LOSSY_CB2 "rdone_fn"
+#define LOSSY_ERROR PAMI_ERROR
+#define LOSSY_OP_API uint64_t fetched; /* Rmw */
+#include "lossy_ops.h"
 
-static unsigned me;
+#define OK(call) LOSSY_OK(pami_result_t, PAMI_SUCCESS, call)
 
-struct op {
-    char kind;
-    uint8_t want;    /* callbacks expected: 1 local, 2 remote */
-    uint8_t got;     /* callbacks seen */
-    uint8_t failed;  /* 1 local failed, 2 remote failed */
-    uint8_t settled; /* every expected callback has run */
-    size_t off, len; /* slot in the put (or get) area */
-    uint64_t fetched; /* Rmw */
-    double t0;
-};
-
-static struct op *ops;
-static unsigned nops, inflight;
-static size_t total; /* bytes of one area */
 static pami_context_t ctx;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* byte j of operation i's data; seed 0 for what task 0 sends, 1 for what
- * task 1 offers to Gets */
-static uint8_t pat(unsigned i, size_t j, unsigned seed)
-{
-    return (uint8_t)(i * 131u + (unsigned)j * 7u + (unsigned)(j >> 8) + seed * 89u + 1u);
-}
 
 static int is_get(char k) { return k == 'g' || k == 'G' || k == 'h'; }
 static int is_put(char k) { return k == 'p' || k == 'P' || k == 'q'; }
@@ -105,16 +65,8 @@ static size_t len_of(char k)
     }
 }
 
-/* 1: all bytes as pattern, 0: all zero, -1: anything else */
-static int slot_state(const uint8_t *b, unsigned i, size_t len, unsigned seed)
-{
-    int all_pat = 1, all_zero = 1;
-    for (size_t j = 0; j < len; j++) {
-        all_pat &= b[j] == pat(i, j, seed);
-        all_zero &= b[j] == 0;
-    }
-    return all_pat ? 1 : all_zero ? 0 : -1;
-}
+/* what task 0 sends: Puts and sends */
+static int is_sent(char k) { return is_put(k) || is_send(k); }
 
 static void advance(void)
 {
@@ -125,26 +77,10 @@ static void advance(void)
 
 /* ---- task 0: the callbacks ---- */
 
+/* anything but PAMI_SUCCESS is a failure */
 static void record(struct op *o, unsigned which, pami_result_t res)
 {
-    /* the index, for messages (the retried ones are not in ops) */
-    uintptr_t a = (uintptr_t)o, lo = (uintptr_t)ops, hi = (uintptr_t)(ops + nops);
-    long i = a >= lo && a < hi ? (long)(o - ops) : -1;
-    const char *what = which == 1 ? "done_fn" : "rdone_fn";
-    if (!(o->want & which))
-        DIE("op %ld (%c): unexpected %s", i, o->kind, what);
-    if (o->got & which)
-        DIE("op %ld (%c): %s called twice", i, o->kind, what);
-    o->got |= (uint8_t)which;
-    if (res != PAMI_SUCCESS) {
-        if (res != PAMI_ERROR)
-            DIE("op %ld (%c): %s got %d, expected PAMI_ERROR (%d)", i, o->kind, what, (int)res, (int)PAMI_ERROR);
-        o->failed |= (uint8_t)which;
-    }
-    if (o->got == o->want) {
-        o->settled = 1;
-        inflight--;
-    }
+    lossy_record(o, which, res != PAMI_SUCCESS, (int)res);
 }
 
 static void on_local(pami_context_t c, void *cookie, pami_result_t res)
@@ -161,9 +97,8 @@ static void on_remote(pami_context_t c, void *cookie, pami_result_t res)
 
 /* ---- task 1: receiving sends ---- */
 
-static uint8_t *rbuf;  /* task 1's put area, also where long sends land */
-static uint8_t *rseen; /* per op: arrived */
-static unsigned sends_recv, recv_errors;
+static uint8_t *rbuf; /* task 1's put area, also where long sends land */
+static unsigned sends_recv;
 
 static void on_recv_done(pami_context_t c, void *cookie, pami_result_t res)
 {
@@ -171,9 +106,7 @@ static void on_recv_done(pami_context_t c, void *cookie, pami_result_t res)
     unsigned i = (unsigned)(uintptr_t)cookie;
     if (res != PAMI_SUCCESS)
         DIE("op %u: receiving a long send failed (%d)", i, (int)res);
-    if (slot_state(rbuf + ops[i].off, i, ops[i].len, 0) != 1)
-        recv_errors++;
-    sends_recv++;
+    lossy_received(i, rbuf + ops[i].off, &sends_recv);
 }
 
 static void on_data(pami_context_t c, void *cookie, const void *hdr, size_t hlen, const void *pipe,
@@ -186,12 +119,9 @@ static void on_data(pami_context_t c, void *cookie, const void *hdr, size_t hlen
     memcpy(&i, hdr, sizeof i);
     if (i >= nops || !is_send(ops[i].kind) || dlen != ops[i].len)
         DIE("a send for op %u of %u, %zu bytes", i, nops, dlen);
-    if (rseen[i]++)
-        DIE("op %u: send arrived twice", i);
+    lossy_arrived(i, "send");
     if (pipe) {
-        if (slot_state(pipe, i, dlen, 0) != 1)
-            recv_errors++;
-        sends_recv++;
+        lossy_received(i, pipe, &sends_recv);
         return;
     }
     recv->local_fn = on_recv_done;
@@ -210,7 +140,6 @@ struct ctl {
     pami_memregion_t mr;
 };
 static struct ctl ctl_v[3]; /* by arrival: one advance may run several */
-static int ctl_got;
 
 static void on_ctl(pami_context_t c, void *cookie, const void *hdr, size_t hlen, const void *pipe,
                    size_t dlen, pami_endpoint_t origin, pami_recv_t *recv)
@@ -232,16 +161,6 @@ static void send_ctl(pami_endpoint_t to, struct ctl *m)
     OK(PAMI_Send_immediate(ctx, &s));
 }
 
-static void wait_control(int n)
-{
-    double t0 = now_s();
-    while (ctl_got < n) {
-        advance();
-        if (now_s() - t0 > OP_WAIT_S)
-            DIE("no control message %d after %.0f s", n, OP_WAIT_S);
-    }
-}
-
 static pami_endpoint_t peer;
 static uint8_t *lbuf;
 static uint64_t raddr; /* task 1's buffer */
@@ -250,9 +169,7 @@ static pami_memregion_t lmr, rmr;
 static void issue(unsigned i)
 {
     struct op *o = &ops[i];
-    o->t0 = now_s();
-    o->want = is_get(o->kind) || o->kind == 'a' || o->kind == 'f' ? 1 : 3;
-    inflight++;
+    lossy_start(o, is_get(o->kind) || o->kind == 'a' || o->kind == 'f' ? 1 : 3);
     pami_rma_t rma;
     memset(&rma, 0, sizeof rma);
     rma.dest = peer;
@@ -341,50 +258,36 @@ static void issue(unsigned i)
     }
 }
 
-/* A Get repeated until it succeeds (each try may be lost). The tries are
- * static: a late second callback must find them alive. */
-#define TRIES 50
-static unsigned retries; /* failed tries: losses too */
-static struct op tries_v[TRIES];
+/* a helper Get of len bytes from remote into local */
+struct xfer {
+    void *local;
+    uint64_t remote;
+    size_t len;
+};
+
+static void post_get(struct op *o, const void *arg)
+{
+    const struct xfer *x = arg;
+    pami_get_simple_t g;
+    memset(&g, 0, sizeof g);
+    g.rma.dest = peer;
+    g.rma.bytes = x->len;
+    g.rma.cookie = o;
+    g.rma.done_fn = on_local;
+    g.addr.local = x->local;
+    g.addr.remote = (void *)(uintptr_t)x->remote;
+    OK(PAMI_Get(ctx, &g));
+}
 
 static void get_reliably(void *local, uint64_t remote, size_t len, const char *what)
 {
-    for (int t = 0; t < TRIES; t++) {
-        struct op *o = &tries_v[t];
-        o->kind = 'g';
-        o->want = 1;
-        o->t0 = now_s();
-        inflight++;
-        pami_get_simple_t g;
-        memset(&g, 0, sizeof g);
-        g.rma.dest = peer;
-        g.rma.bytes = len;
-        g.rma.cookie = o;
-        g.rma.done_fn = on_local;
-        g.addr.local = local;
-        g.addr.remote = (void *)(uintptr_t)remote;
-        OK(PAMI_Get(ctx, &g));
-        while (!o->settled) {
-            advance();
-            if (now_s() - o->t0 > OP_WAIT_S)
-                DIE("%s never completed", what);
-        }
-        if (!o->failed)
-            return;
-        retries++;
-    }
-    DIE("%s failed %d times", what, TRIES);
+    struct xfer x = {local, remote, len};
+    lossy_reliably('g', 1, post_get, &x, what);
 }
 
 int main(int argc, char **argv)
 {
-    nops = argc > 1 ? (unsigned)atoi(argv[1]) : 1000;
-    const char *kinds = argc > 2 ? argv[2] : "pPgGqhslaf";
-    size_t nk = strlen(kinds);
-    if (!nops || !nk || strspn(kinds, "pPgGqhslaf") != nk) {
-        fprintf(stderr, "usage: pami_lossy OPS [KINDS of pPgGqhslaf]\n");
-        return 2;
-    }
+    const char *kinds = lossy_args(argc, argv, "pami_lossy", "pPgGqhslaf", "pPgGqhslaf");
     pami_client_t client;
     if (PAMI_Client_create("pami_lossy", &client, NULL, 0) != PAMI_SUCCESS)
         return 1; /* the library said why */
@@ -401,20 +304,9 @@ int main(int argc, char **argv)
     OK(PAMI_Dispatch_set(ctx, D_DATA, fd, NULL, h));
     OK(PAMI_Dispatch_set(ctx, D_CTL, fc, NULL, h));
 
-    /* the layout: op i owns [off, off + len) of the put area, and the same
-     * range of the get area right after it; then the Rmw counter. Both
-     * tasks compute it. */
-    ops = calloc(nops, sizeof *ops);
-    if (!ops)
-        DIE("out of memory");
-    unsigned nrmw = 0;
-    for (unsigned i = 0; i < nops; i++) {
-        ops[i].kind = kinds[i % nk];
-        ops[i].len = len_of(ops[i].kind);
-        ops[i].off = total;
-        total += ops[i].len;
-        nrmw += ops[i].kind == 'a';
-    }
+    /* after the put and the get area: the Rmw counter */
+    lossy_layout(kinds, len_of);
+    unsigned nrmw = lossy_count('a');
     total = (total + 7) & ~(size_t)7; /* the counter is 8-aligned */
     lbuf = calloc(2 * total + 8, 1);
     if (!lbuf)
@@ -431,10 +323,7 @@ int main(int argc, char **argv)
         rseen = calloc(nops, 1);
         if (!rseen)
             DIE("out of memory");
-        for (unsigned i = 0; i < nops; i++)
-            if (is_get(ops[i].kind))
-                for (size_t j = 0; j < ops[i].len; j++)
-                    lbuf[total + ops[i].off + j] = pat(i, j, 1);
+        lossy_fill(lbuf + total, is_get, 1);
         m.a = (uint64_t)(uintptr_t)lbuf;
         memcpy(m.mr, lmr, sizeof m.mr);
         send_ctl(peer, &m);
@@ -446,34 +335,12 @@ int main(int argc, char **argv)
         m.c = counter;
         send_ctl(peer, &m);
     } else {
-        for (unsigned i = 0; i < nops; i++)
-            if (is_put(ops[i].kind) || is_send(ops[i].kind))
-                for (size_t j = 0; j < ops[i].len; j++)
-                    lbuf[ops[i].off + j] = pat(i, j, 0);
+        lossy_fill(lbuf, is_sent, 0);
         wait_control(1);
         raddr = ctl_v[0].a;
         memcpy(rmr, ctl_v[0].mr, sizeof rmr);
-        unsigned next = 0, settled = 0;
-        double last_scan = now_s();
-        while (settled < nops) {
-            while (next < nops && inflight < WIN)
-                issue(next++);
-            advance();
-            while (settled < nops && ops[settled].settled)
-                settled++;
-            double t = now_s();
-            if (t - last_scan > 0.1) { /* a bounded wait for every operation */
-                last_scan = t;
-                for (unsigned i = settled; i < next; i++)
-                    if (!ops[i].settled && t - ops[i].t0 > OP_WAIT_S)
-                        DIE("op %u (%c) not complete after %.0f s (callbacks seen %u of %u)", i, ops[i].kind,
-                            OP_WAIT_S, ops[i].got, ops[i].want);
-            }
-        }
-        /* late duplicates */
-        double t0 = now_s();
-        while (now_s() - t0 < LINGER_S)
-            advance();
+        lossy_run();
+        lossy_linger();
         uint8_t *back = calloc(total ? total : 1, 1);
         if (!back)
             DIE("out of memory");
@@ -486,24 +353,11 @@ int main(int argc, char **argv)
             DIE("out of memory");
         for (unsigned i = 0; i < nops; i++) {
             struct op *o = &ops[i];
-            if ((o->failed & 1) && !(o->failed & 2) && (o->want & 2))
-                DIE("op %u (%c): done_fn failed but rdone_fn succeeded", i, o->kind);
-            if (o->failed)
-                failed++;
-            else
-                ok++;
+            lossy_tally(i, &ok, &failed);
             if (is_put(o->kind)) {
-                int st = slot_state(back + o->off, i, o->len, 0);
-                if (!o->failed && st != 1)
-                    DIE("op %u (%c): put succeeded but the target holds other bytes", i, o->kind);
-                if (o->failed && st < 0)
-                    DIE("op %u (%c): failed put left a partial or corrupt slot", i, o->kind);
+                lossy_check_put(i, back, 1);
             } else if (is_get(o->kind)) {
-                int st = slot_state(lbuf + total + o->off, i, o->len, 1);
-                if (!o->failed && st != 1)
-                    DIE("op %u (%c): get succeeded with wrong bytes", i, o->kind);
-                if (o->failed && st < 0)
-                    DIE("op %u (%c): failed get left a partial or corrupt buffer", i, o->kind);
+                lossy_check_get(i, lbuf + total, 1);
             } else if (is_send(o->kind)) {
                 if (o->failed)
                     DIE("op %u (%c): a send failed; sends are never lost", i, o->kind);
