@@ -1,5 +1,6 @@
 /* Shared decisions of the fault plan (see emunic/fault.h). */
 #include "emunic/fault.h"
+#include "emunic/waiter.h"
 
 int emu_fault_covers(const struct emu_fault_rule *r, const struct emu_fault_subject *s, int64_t t)
 {
@@ -45,13 +46,17 @@ double emu_fault_draw(uint64_t seed, uint64_t who, uint64_t id, uint32_t rule, u
     return (double)(h >> 11) * 0x1.0p-53;
 }
 
-int emu_fault_refuse(const struct emu_netcfg *net, uint32_t kind, uint32_t node, uint32_t rank, uint64_t n,
-                     int64_t t)
+int emu_fault_refuse(const struct emu_netcfg *net, uint32_t kind, uint32_t node, uint32_t rank, uint64_t n)
 {
     struct emu_fault_subject s = {node, node, -1, (int32_t)rank, (int32_t)rank};
+    int64_t t = -1; /* read once, and only when a rule of the kind is there */
     for (uint32_t i = 0; i < net->nrules && i < EMU_FAULT_MAX; i++) {
         const struct emu_fault_rule *r = &net->rules[i];
-        if (r->kind != kind || !emu_fault_covers(r, &s, t))
+        if (r->kind != kind)
+            continue;
+        if (t < 0)
+            t = emu_now_ns() - net->start_ns;
+        if (!emu_fault_covers(r, &s, t))
             continue;
         if (r->prob >= 1 || emu_fault_draw(net->seed, (uint64_t)kind << 32 | rank, n, i, 7) < r->prob)
             return 1;

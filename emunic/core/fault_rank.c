@@ -22,7 +22,7 @@ int emunic_fault_refuse(unsigned what)
         return 0;
     uint32_t kind = what == EMUNIC_RES_REG ? EMU_FAULT_REGFAIL : EMU_FAULT_EQFULL;
     uint64_t n = atomic_fetch_add_explicit(&asked[what], 1, memory_order_relaxed);
-    if (!emu_fault_refuse(net, kind, CL.node, CL.rank, n, emu_now_ns() - net->start_ns))
+    if (!emu_fault_refuse(net, kind, CL.node, CL.rank, n))
         return 0;
     EMU_CTR_ADD(&CL.mynode->ctr, refused, 1);
     emu_trace_rank_fault(what == EMUNIC_RES_REG ? "regfail" : "eqfull", n);

@@ -48,19 +48,14 @@ int emu_tracebuf_open(struct emu_tracebuf *t, const char *path, int64_t start_ns
     t->fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     if (t->fd < 0)
         return -errno;
-    /* appending to a part that exists: start at the next chunk boundary,
-     * the gap newlines */
+    /* appending to a part that exists: map the chunk its end lies in and
+     * go on writing there */
     struct stat st;
     int rc = fstat(t->fd, &st) ? -errno : 0;
-    t->base = 0;
-    if (!rc && st.st_size > 0) {
-        t->base = ((uint64_t)st.st_size + EMU_TRACEBUF_SIZE - 1) / EMU_TRACEBUF_SIZE * EMU_TRACEBUF_SIZE;
-        for (off_t o = st.st_size; !rc && o < (off_t)t->base; o++)
-            if (pwrite(t->fd, "\n", 1, o) != 1)
-                rc = -errno;
-    }
-    if (!rc)
-        rc = map_chunk(t);
+    uint64_t size = rc ? 0 : (uint64_t)st.st_size;
+    t->base = size / EMU_TRACEBUF_SIZE * EMU_TRACEBUF_SIZE;
+    if (!rc && (rc = map_chunk(t)) == 0)
+        t->n = (size_t)(size - t->base);
     if (rc) {
         close(t->fd);
         t->fd = -1;

@@ -104,7 +104,7 @@ int emu_nic_eq_refuse(struct emu_nic *nic, uint32_t rank)
     if (!net->nrules || rank < nic->first || l >= nic->nlocal)
         return 0;
     uint64_t n = nic->eq_asked[l]++;
-    if (!emu_fault_refuse(net, EMU_FAULT_EQFULL, nic->node, rank, n, emu_now_ns() - net->start_ns))
+    if (!emu_fault_refuse(net, EMU_FAULT_EQFULL, nic->node, rank, n))
         return 0;
     EMU_CTR_ADD(nic->ctr, refused, 1);
     if (TRACE_ON()) {

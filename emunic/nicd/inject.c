@@ -6,9 +6,9 @@
  * message holding it has arrived. Both are sliding windows over the
  * arrival times already computed for earlier messages, so no timer runs:
  * the message D places behind waits for the arrival of the one ahead, and
- * the model's timed queue delivers it at its later time. A credits fault starves a node (or one
- * of its links) for a window: nothing it sends in the window is injected
- * before the window ends. */
+ * the model's timed queue delivers it at its later time. A credits fault
+ * starves a node (or one of its links) for a window: nothing it sends in
+ * the window is injected before the window ends. */
 #include "inject.h"
 
 #include <errno.h>

@@ -30,9 +30,8 @@ uint64_t emu_fault_mix(uint64_t x);
 double emu_fault_draw(uint64_t seed, uint64_t who, uint64_t id, uint32_t rule, uint32_t what);
 
 /* Resource exhaustion (regfail, eqfull): does the plan refuse rank's
- * allocation or event number `n` of that kind on node `node` at job time
- * t? kind is EMU_FAULT_REGFAIL or EMU_FAULT_EQFULL. */
-int emu_fault_refuse(const struct emu_netcfg *net, uint32_t kind, uint32_t node, uint32_t rank, uint64_t n,
-                     int64_t t);
+ * allocation or event number `n` of that kind on node `node` now? kind is
+ * EMU_FAULT_REGFAIL or EMU_FAULT_EQFULL. */
+int emu_fault_refuse(const struct emu_netcfg *net, uint32_t kind, uint32_t node, uint32_t rank, uint64_t n);
 
 #endif
