@@ -315,6 +315,45 @@ static int flush_put(int ctx, int proc, struct adev_cmpl *local, struct adev_cmp
     return 0;
 }
 
+/* Post a put (rdone: its remote completion, or NULL) or a get of len
+ * bytes between local and remote for op: by memory region when both ends
+ * have one (Rput/Rget), else by address (Put/Get). The issued op is
+ * released again if PAMI refuses it. */
+static int rma(int ctx, int proc, struct padev_op *op, int put, void *local, void *remote, size_t len,
+               pami_event_function rdone)
+{
+    struct padev_ctx *c = &padev.ctx[ctx];
+    pami_rma_t base = {.dest = padev_ep(ctx, proc, 0), .bytes = len, .cookie = op, .done_fn = padev_cb_local};
+    size_t roff = 0, loff = 0;
+    pami_memregion_t *rm = remote_mr(ctx, proc, remote, len, &roff);
+    pami_memregion_t *lm = rm ? local_mr(local, len, &loff) : NULL;
+    pami_rdma_t rdma = {.local = {.mr = lm, .offset = loff}, .remote = {.mr = rm, .offset = roff}};
+    pami_rma_addr_t addr = {.local = local, .remote = remote};
+    pami_result_t r;
+    if (put && rm && lm) {
+        pami_rput_simple_t p = {.rma = base, .rdma = rdma, .put = {.rdone_fn = rdone}};
+        r = PAMI_Rput(c->pc, &p);
+        c->n_rput++;
+    } else if (put) {
+        pami_put_simple_t p = {.rma = base, .addr = addr, .put = {.rdone_fn = rdone}};
+        r = PAMI_Put(c->pc, &p);
+        c->n_put_va++;
+    } else if (rm && lm) {
+        pami_rget_simple_t p = {.rma = base, .rdma = rdma};
+        r = PAMI_Rget(c->pc, &p);
+        c->n_rget++;
+    } else {
+        pami_get_simple_t p = {.rma = base, .addr = addr};
+        r = PAMI_Get(c->pc, &p);
+        c->n_get_va++;
+    }
+    if (r != PAMI_SUCCESS) {
+        padev_op_put(ctx, op);
+        return padev_status(r);
+    }
+    return 0;
+}
+
 static int dev_put(int ctx, int proc, const void *src, void *dst, size_t len,
                    struct adev_cmpl *local, struct adev_cmpl *remote)
 {
@@ -324,50 +363,13 @@ static int dev_put(int ctx, int proc, const void *src, void *dst, size_t len,
         return flush_put(ctx, proc, local, remote);
     if (!src || !dst)
         return -EINVAL;
-    struct padev_ctx *c = &padev.ctx[ctx];
     struct padev_op *op = padev_op_get(ctx);
     if (!op)
         return -ENOMEM;
     op->local = local;
     op->remote = remote;
     op->pending = 1 + (remote != NULL);
-    pami_endpoint_t ep = padev_ep(ctx, proc, 0);
-    size_t roff = 0, loff = 0;
-    pami_memregion_t *rm = remote_mr(ctx, proc, dst, len, &roff);
-    pami_memregion_t *lm = rm ? local_mr(src, len, &loff) : NULL;
-    pami_result_t r;
-    if (rm && lm) {
-        pami_rput_simple_t p;
-        memset(&p, 0, sizeof p);
-        p.rma.dest = ep;
-        p.rma.bytes = len;
-        p.rma.cookie = op;
-        p.rma.done_fn = padev_cb_local;
-        p.rdma.local.mr = lm;
-        p.rdma.local.offset = loff;
-        p.rdma.remote.mr = rm;
-        p.rdma.remote.offset = roff;
-        p.put.rdone_fn = remote ? padev_cb_remote : NULL;
-        r = PAMI_Rput(c->pc, &p);
-        c->n_rput++;
-    } else {
-        pami_put_simple_t p;
-        memset(&p, 0, sizeof p);
-        p.rma.dest = ep;
-        p.rma.bytes = len;
-        p.rma.cookie = op;
-        p.rma.done_fn = padev_cb_local;
-        p.addr.local = (void *)(uintptr_t)src;
-        p.addr.remote = dst;
-        p.put.rdone_fn = remote ? padev_cb_remote : NULL;
-        r = PAMI_Put(c->pc, &p);
-        c->n_put_va++;
-    }
-    if (r != PAMI_SUCCESS) {
-        padev_op_put(ctx, op);
-        return padev_status(r);
-    }
-    return 0;
+    return rma(ctx, proc, op, 1, (void *)(uintptr_t)src, dst, len, remote ? padev_cb_remote : NULL);
 }
 
 static int dev_get(int ctx, int proc, const void *src, void *dst, size_t len,
@@ -375,7 +377,6 @@ static int dev_get(int ctx, int proc, const void *src, void *dst, size_t len,
 {
     if (bad_proc(proc))
         return -EINVAL;
-    struct padev_ctx *c = &padev.ctx[ctx];
     struct padev_op *op = padev_op_get(ctx);
     if (!op)
         return -ENOMEM;
@@ -389,41 +390,7 @@ static int dev_get(int ctx, int proc, const void *src, void *dst, size_t len,
         padev_op_put(ctx, op);
         return -EINVAL;
     }
-    pami_endpoint_t ep = padev_ep(ctx, proc, 0);
-    size_t roff = 0, loff = 0;
-    pami_memregion_t *rm = remote_mr(ctx, proc, src, len, &roff);
-    pami_memregion_t *lm = rm ? local_mr(dst, len, &loff) : NULL;
-    pami_result_t r;
-    if (rm && lm) {
-        pami_rget_simple_t p;
-        memset(&p, 0, sizeof p);
-        p.rma.dest = ep;
-        p.rma.bytes = len;
-        p.rma.cookie = op;
-        p.rma.done_fn = padev_cb_local;
-        p.rdma.local.mr = lm;
-        p.rdma.local.offset = loff;
-        p.rdma.remote.mr = rm;
-        p.rdma.remote.offset = roff;
-        r = PAMI_Rget(c->pc, &p);
-        c->n_rget++;
-    } else {
-        pami_get_simple_t p;
-        memset(&p, 0, sizeof p);
-        p.rma.dest = ep;
-        p.rma.bytes = len;
-        p.rma.cookie = op;
-        p.rma.done_fn = padev_cb_local;
-        p.addr.local = dst;
-        p.addr.remote = (void *)(uintptr_t)src;
-        r = PAMI_Get(c->pc, &p);
-        c->n_get_va++;
-    }
-    if (r != PAMI_SUCCESS) {
-        padev_op_put(ctx, op);
-        return padev_status(r);
-    }
-    return 0;
+    return rma(ctx, proc, op, 0, dst, (void *)(uintptr_t)src, len, NULL);
 }
 
 /* The data, then a notice {imm, dst, len, chan} behind it in the same
