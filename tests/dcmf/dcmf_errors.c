@@ -106,9 +106,9 @@ static void exhaustion(void)
     int rc = DCMF_SUCCESS, lines = 0;
     /* create until the NIC has no slot left: EAGAIN, not a crash */
     for (; n < MAXMR; n++) {
-        dt_cap_begin();
+        ERRCAP_BEGIN();
         rc = DCMF_Memregion_create(&m[n], NULL, sizeof buf, buf, 0);
-        lines = dt_cap_end(line, sizeof line);
+        lines = errcap_end(line, sizeof line);
         if (rc != DCMF_SUCCESS)
             break;
     }
@@ -131,18 +131,18 @@ static void exhaustion(void)
     DCMF_Control_Configuration_t cc = {DCMF_DEFAULT_CONTROL_PROTOCOL, DCMF_DEFAULT_NETWORK, on_ctl, NULL};
     int ns = 0, nc = 0;
     for (; ns < 1024; ns++) {
-        dt_cap_begin();
+        ERRCAP_BEGIN();
         rc = DCMF_Send_register(&p[ns], &sc);
-        lines = dt_cap_end(line, sizeof line);
+        lines = errcap_end(line, sizeof line);
         if (rc != DCMF_SUCCESS)
             break;
     }
     CHECK(ns < 1024 && rc == DCMF_EAGAIN && lines == 1 && strstr(line, "DCMF_Send_register"),
           "send protocol %d: register returned %d (%s), expected DCMF_EAGAIN", ns, rc, line);
     for (; nc < 1024; nc++) {
-        dt_cap_begin();
+        ERRCAP_BEGIN();
         rc = DCMF_Control_register(&p[nc], &cc);
-        lines = dt_cap_end(line, sizeof line);
+        lines = errcap_end(line, sizeof line);
         if (rc != DCMF_SUCCESS)
             break;
     }
@@ -185,10 +185,10 @@ static void dead_peer(DCMF_Memregion_t *sm, DCMF_Memregion_t *all_dst)
             CHECK_RC(DCMF_Put(&put_p, &req, dt_nocb(), DCMF_SEQUENTIAL_CONSISTENCY, 1, 8, sm, &all_dst[1], 0, 0,
                               dt_ack(&ack)),
                      DCMF_SUCCESS);
-            dt_cap_begin(); /* the library reports the failure on stderr */
+            ERRCAP_BEGIN(); /* the library reports the failure on stderr */
             wait_until(&ack.calls, 1, DT_WAIT_S);
             char line[512];
-            dt_cap_end(line, sizeof line);
+            errcap_end(line, sizeof line);
             tries++;
             if (dt_get(&ack.errors))
                 break;
@@ -204,12 +204,12 @@ static void dead_peer(DCMF_Memregion_t *sm, DCMF_Memregion_t *all_dst)
         struct dt_rec sd;
         dt_rec_init(&sd);
         static char payload[300];
-        dt_cap_begin();
+        ERRCAP_BEGIN();
         CHECK_RC(DCMF_Send(&send_p, &req, dt_done(&sd), DCMF_SEQUENTIAL_CONSISTENCY, 1, sizeof payload, payload, NULL, 0),
                  DCMF_SUCCESS);
         wait_until(&sd.calls, 1, DT_WAIT_S);
         char line[512];
-        dt_cap_end(line, sizeof line);
+        errcap_end(line, sizeof line);
         CHECK(dt_get(&sd.errors) == 1 && dt_get(&sd.result) == DCMF_SHUTDOWN,
               "send to a finalized rank: cb_done errors %d result %d", dt_get(&sd.errors), dt_get(&sd.result));
         printf("dead peer: error after %d put(s); %d calls of the global error handler\n", tries,

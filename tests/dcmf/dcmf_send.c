@@ -558,12 +558,12 @@ static void pending_at_finalize(void)
     CHECK_RC(DCMF_Put(&put_p, &freq, dt_nocb(), DCMF_SEQUENTIAL_CONSISTENCY, 1, 1, &om, &all[1], 0, 0, dt_ack(&fa)),
              DCMF_SUCCESS);
     wait_until(&fa.calls, 1, DT_WAIT_S);
-    dt_cap_begin(); /* an error completion prints a line */
+    ERRCAP_BEGIN(); /* an error completion prints a line */
     double end = dt_now() + 10;
     while (!dt_get(&sd.calls) && dt_now() < end)
         DCMF_Messager_advance();
     char line[256];
-    dt_cap_end(line, sizeof line);
+    errcap_end(line, sizeof line);
     CHECK(dt_get(&sd.calls) == 1,
           "10 s after the receiver finalized, the long send it never accepted has not completed (cb_done not called)");
     printf("pending at finalize: the sender's cb_done came, error %d (result %d)\n", dt_get(&sd.errors),

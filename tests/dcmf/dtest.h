@@ -33,11 +33,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/errcap.h"
+
 #define DT_UNUSED __attribute__((unused))
 
 static size_t dt_me DT_UNUSED, dt_np DT_UNUSED;
 static int dt_ready DT_UNUSED; /* dt_setup done: the rank is known */
-static int dt_cap_fd DT_UNUSED = -1; /* the real stderr while CHECK_ERR captures it */
 
 static inline const char *dt_base(const char *file)
 {
@@ -51,10 +52,7 @@ dt_fail(const char *file, int line, const char *fmt, ...)
     va_list ap;
     char who[32];
     fflush(stdout);
-    if (dt_cap_fd >= 0) { /* a failure inside a capture must still be seen */
-        fflush(stderr);
-        dup2(dt_cap_fd, 2);
-    }
+    errcap_restore(); /* a failure inside a capture must still be seen */
     if (dt_ready) {
         snprintf(who, sizeof who, "%zu", dt_me);
     } else {
@@ -143,61 +141,10 @@ static inline void dt_wait_noadvance(volatile int *p, int target, double seconds
 #define wait_noadvance(p, target, seconds)                                      \
     dt_wait_noadvance((p), (target), (seconds), __FILE__, __LINE__)
 
-/* ---- expected errors ---- */
-
-/* Run call with stderr captured: it must return want and print exactly one
- * line naming fn (the library's "one line per mistake" rule). Keeps the
- * expected messages out of the test log too. */
-static FILE *dt_cap_tmp DT_UNUSED;
-
-static inline void dt_cap_begin(void)
-{
-    fflush(stderr);
-    dt_cap_tmp = tmpfile();
-    if (!dt_cap_tmp)
-        FAIL("tmpfile() failed");
-    dt_cap_fd = dup(2);
-    if (dt_cap_fd < 0 || dup2(fileno(dt_cap_tmp), 2) < 0)
-        FAIL("cannot redirect stderr");
-}
-
-/* Returns the number of lines; the first is copied to line. */
-static inline int dt_cap_end(char *line, size_t cap)
-{
-    fflush(stderr);
-    dup2(dt_cap_fd, 2);
-    close(dt_cap_fd);
-    dt_cap_fd = -1;
-    rewind(dt_cap_tmp);
-    int lines = 0, c, partial = 0;
-    size_t n = 0;
-    while ((c = fgetc(dt_cap_tmp)) != EOF) {
-        if (lines == 0 && n + 1 < cap && c != '\n')
-            line[n++] = (char)c;
-        partial = c != '\n';
-        if (c == '\n')
-            lines++;
-    }
-    if (partial)
-        lines++;
-    line[n] = '\0';
-    fclose(dt_cap_tmp);
-    dt_cap_tmp = NULL;
-    return lines;
-}
-
-#define CHECK_ERR(call, want, fn)                                               \
-    do {                                                                        \
-        char dt_line_[512];                                                     \
-        dt_cap_begin();                                                         \
-        int dt_rc_ = (int)(call);                                               \
-        int dt_n_ = dt_cap_end(dt_line_, sizeof dt_line_);                      \
-        if (dt_rc_ != (int)(want))                                              \
-            FAIL("%s returned %d, expected %d (it said: %s)", #call, dt_rc_, (int)(want), dt_line_); \
-        if (dt_n_ != 1 || !strstr(dt_line_, (fn)))                              \
-            FAIL("%s: expected one stderr line naming %s, got %d line(s), first: \"%s\"", #call, \
-                 (fn), dt_n_, dt_line_);                                        \
-    } while (0)
+/* Expected errors: CHECK_ERR(call, want, fn) runs call with stderr
+ * captured (tests/common/errcap.h): it must return want and print exactly
+ * one line naming fn (the library's "one line per mistake" rule), kept out
+ * of the test log. */
 
 /* ---- completion records ---- */
 

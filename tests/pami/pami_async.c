@@ -134,10 +134,10 @@ int main(int argc, char **argv)
     CHECK(reg && en && dis, "EXT_async_progress symbols %p %p %p", (void *)(uintptr_t)reg,
           (void *)(uintptr_t)en, (void *)(uintptr_t)dis);
     void *none;
-    pt_cap_begin();
+    ERRCAP_BEGIN();
     none = PAMI_Extension_symbol(ext, "no_such_symbol");
     char line[512];
-    int nl = pt_cap_end(line, sizeof line);
+    int nl = errcap_end(line, sizeof line);
     CHECK(!none && nl == 1 && strstr(line, "PAMI_Extension_symbol"), "unknown symbol: %p, %d lines: %s", none,
           nl, line);
     CHECK_ERR(en(ctx, (pami_async_t)7), PAMI_INVAL, "enable");

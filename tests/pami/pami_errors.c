@@ -77,10 +77,10 @@ static void client_errors(void)
     CHECK_ERR(PAMI_Extension_close(NULL), PAMI_INVAL, "PAMI_Extension_close");
     CHECK_ERR(PAMI_Extension_close((pami_extension_t)bogus_storage), PAMI_INVAL, "PAMI_Extension_close");
     char *r;
-    pt_cap_begin();
+    ERRCAP_BEGIN();
     r = PAMI_Extension_symbol(NULL, "register");
     char line[512];
-    int n = pt_cap_end(line, sizeof line);
+    int n = errcap_end(line, sizeof line);
     CHECK(!r && n == 1 && strstr(line, "PAMI_Extension_symbol"), "Extension_symbol(NULL): %d lines: %s", n, line);
     CHECK(PAMI_Error_text(NULL, 10) == 0, "Error_text(NULL)");
 }

@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/errcap.h"
+
 #define PT_UNUSED __attribute__((unused))
 
 #define PT_DISPATCH 250
@@ -41,22 +43,9 @@ static size_t pt_nctx;
 static size_t pt_task, pt_size;
 
 /* stderr while CHECK_ERR captures it (FAIL puts it back first) */
-static int pt_cap_fd PT_UNUSED = -1;
-static FILE *pt_cap_tmp PT_UNUSED;
-
-static inline void pt_uncapture(void)
-{
-    if (pt_cap_fd >= 0) {
-        fflush(stderr);
-        dup2(pt_cap_fd, 2);
-        close(pt_cap_fd);
-        pt_cap_fd = -1;
-    }
-}
-
 #define FAIL(...)                                                                  \
     do {                                                                           \
-        pt_uncapture();                                                            \
+        errcap_restore();                                                          \
         fprintf(stderr, "FAIL task %zu %s:%d ", pt_task, __FILE__, __LINE__);      \
         fprintf(stderr, __VA_ARGS__);                                              \
         fprintf(stderr, "\n");                                                     \
@@ -224,65 +213,6 @@ PT_UNUSED static void pt_finish(const char *name)
  *                               advance every context of ctxs in turn
  *   pt_result_cb                an event function storing result+1 into
  *                               (atomic_long *)cookie (0 = not yet called) */
-
-static inline void pt_cap_begin(void)
-{
-    fflush(stderr);
-    pt_cap_tmp = tmpfile();
-    if (!pt_cap_tmp)
-        FAIL("tmpfile() failed");
-    pt_cap_fd = dup(2);
-    if (pt_cap_fd < 0 || dup2(fileno(pt_cap_tmp), 2) < 0)
-        FAIL("cannot redirect stderr");
-}
-
-/* Returns the number of lines; the first is copied to line. */
-static inline int pt_cap_end(char *line, size_t cap)
-{
-    pt_uncapture();
-    rewind(pt_cap_tmp);
-    int lines = 0, c, partial = 0;
-    size_t n = 0;
-    while ((c = fgetc(pt_cap_tmp)) != EOF) {
-        if (lines == 0 && n + 1 < cap && c != '\n')
-            line[n++] = (char)c;
-        partial = c != '\n';
-        if (c == '\n')
-            lines++;
-    }
-    if (partial)
-        lines++;
-    line[n] = '\0';
-    fclose(pt_cap_tmp);
-    pt_cap_tmp = NULL;
-    return lines;
-}
-
-#define CHECK_ERR(call, want, fn)                                                              \
-    do {                                                                                       \
-        char pt_line_[512];                                                                    \
-        pt_cap_begin();                                                                        \
-        int pt_rc_ = (int)(call);                                                              \
-        int pt_n_ = pt_cap_end(pt_line_, sizeof pt_line_);                                     \
-        if (pt_rc_ != (int)(want))                                                             \
-            FAIL("%s returned %d, expected %d (it said: %s)", #call, pt_rc_, (int)(want), pt_line_); \
-        if (pt_n_ != 1 || !strstr(pt_line_, (fn)))                                             \
-            FAIL("%s: expected one stderr line naming %s, got %d line(s), first: \"%s\"", #call, \
-                 (fn), pt_n_, pt_line_);                                                       \
-    } while (0)
-
-/* The same for calls that must stay silent (probes). */
-#define CHECK_QUIET(call, want)                                                                \
-    do {                                                                                       \
-        char pt_line_[512];                                                                    \
-        pt_cap_begin();                                                                        \
-        int pt_rc_ = (int)(call);                                                              \
-        int pt_n_ = pt_cap_end(pt_line_, sizeof pt_line_);                                     \
-        if (pt_rc_ != (int)(want))                                                             \
-            FAIL("%s returned %d, expected %d (it said: %s)", #call, pt_rc_, (int)(want), pt_line_); \
-        if (pt_n_ != 0)                                                                        \
-            FAIL("%s: expected no stderr output, got \"%s\"", #call, pt_line_);                 \
-    } while (0)
 
 PT_UNUSED static pami_endpoint_t pt_ep(size_t task, size_t offset)
 {
