@@ -653,6 +653,9 @@ static int ag_bruck(struct cg_coll *x) { return ag_common(x, 1); }
 static int ag_ring(struct cg_coll *x) { return ag_common(x, 0); }
 
 /* v-variants: counts and displacements in elements of a contiguous rtype */
+/* An int count of the _int forms; a negative one counts as 0. */
+static size_t nonneg(int c) { return c < 0 ? 0 : (size_t)c; }
+
 static int v_args(struct cg_coll *x, const struct pamil_type *t, const char *what, const void *counts,
                   const void *displs, int is_int, size_t *cnt, size_t *off, const void *buf)
 {
@@ -682,7 +685,7 @@ static int agv_ring(struct cg_coll *x)
     pami_allgatherv_int_t *b = &x->xfer.cmd.xfer_allgatherv_int;
     char *sbuf = is_int ? b->sndbuf : a->sndbuf, *rbuf = is_int ? b->rcvbuf : a->rcvbuf;
     pami_type_t st = is_int ? b->stype : a->stype, rtt = is_int ? b->rtype : a->rtype;
-    size_t sc = is_int ? (size_t)(b->stypecount < 0 ? 0 : b->stypecount) : a->stypecount;
+    size_t sc = is_int ? nonneg(b->stypecount) : a->stypecount;
     const void *cnts = is_int ? (const void *)b->rtypecounts : (const void *)a->rtypecounts;
     const void *dsp = is_int ? (const void *)b->rdispls : (const void *)a->rdispls;
     uint32_t n = x->g->n, me = (uint32_t)x->g->me;
@@ -712,23 +715,65 @@ static int agv_ring(struct cg_coll *x)
 
 /* ---- gather / scatter (linear) ---- */
 
-static int gather_lin(struct cg_coll *x)
+/* A rooted collective's arguments, whichever of its three forms (plain,
+ * v, v_int) the caller used. "mine" is the side every task has (gather:
+ * the send side, scatter: the receive side), "root's" the other. */
+struct rooted {
+    pami_endpoint_t root;
+    char *sbuf, *rbuf;
+    pami_type_t st, rt;
+    size_t mine;                 /* count of my side (a negative int: 0) */
+    size_t roots;                /* plain form: count of the root's side, per task */
+    const void *counts, *displs; /* v forms: the root's counts and displacements */
+    int v, v_int;
+};
+
+static struct rooted gather_args(struct cg_coll *x)
 {
     pami_xfer_type_t k = x->d->xfer;
-    uint32_t n = x->g->n, me = (uint32_t)x->g->me, root;
-    pami_gather_t *a = &x->xfer.cmd.xfer_gather;
-    pami_gatherv_t *v = &x->xfer.cmd.xfer_gatherv;
+    if (k == PAMI_XFER_GATHER) {
+        pami_gather_t *a = &x->xfer.cmd.xfer_gather;
+        return (struct rooted){a->root, a->sndbuf, a->rcvbuf, a->stype, a->rtype, a->stypecount, a->rtypecount,
+                               NULL, NULL, 0, 0};
+    }
+    if (k == PAMI_XFER_GATHERV) {
+        pami_gatherv_t *v = &x->xfer.cmd.xfer_gatherv;
+        return (struct rooted){v->root, v->sndbuf, v->rcvbuf, v->stype, v->rtype, v->stypecount, 0,
+                               v->rtypecounts, v->rdispls, 1, 0};
+    }
     pami_gatherv_int_t *vi = &x->xfer.cmd.xfer_gatherv_int;
-    pami_endpoint_t rep = k == PAMI_XFER_GATHER ? a->root : k == PAMI_XFER_GATHERV ? v->root : vi->root;
-    int rc = check_root(x, rep, &root);
+    return (struct rooted){vi->root, vi->sndbuf, vi->rcvbuf, vi->stype, vi->rtype, nonneg(vi->stypecount), 0,
+                           vi->rtypecounts, vi->rdispls, 1, 1};
+}
+
+static struct rooted scatter_args(struct cg_coll *x)
+{
+    pami_xfer_type_t k = x->d->xfer;
+    if (k == PAMI_XFER_SCATTER) {
+        pami_scatter_t *a = &x->xfer.cmd.xfer_scatter;
+        return (struct rooted){a->root, a->sndbuf, a->rcvbuf, a->stype, a->rtype, a->rtypecount, a->stypecount,
+                               NULL, NULL, 0, 0};
+    }
+    if (k == PAMI_XFER_SCATTERV) {
+        pami_scatterv_t *v = &x->xfer.cmd.xfer_scatterv;
+        return (struct rooted){v->root, v->sndbuf, v->rcvbuf, v->stype, v->rtype, v->rtypecount, 0,
+                               v->stypecounts, v->sdispls, 1, 0};
+    }
+    pami_scatterv_int_t *vi = &x->xfer.cmd.xfer_scatterv_int;
+    return (struct rooted){vi->root, vi->sndbuf, vi->rcvbuf, vi->stype, vi->rtype, nonneg(vi->rtypecount), 0,
+                           vi->stypecounts, vi->sdispls, 1, 1};
+}
+
+static int gather_lin(struct cg_coll *x)
+{
+    uint32_t n = x->g->n, me = (uint32_t)x->g->me, root;
+    struct rooted g = gather_args(x);
+    int rc = check_root(x, g.root, &root);
     if (rc)
         return rc;
-    char *sbuf = k == PAMI_XFER_GATHER ? a->sndbuf : k == PAMI_XFER_GATHERV ? v->sndbuf : vi->sndbuf;
-    char *rbuf = k == PAMI_XFER_GATHER ? a->rcvbuf : k == PAMI_XFER_GATHERV ? v->rcvbuf : vi->rcvbuf;
-    pami_type_t st = k == PAMI_XFER_GATHER ? a->stype : k == PAMI_XFER_GATHERV ? v->stype : vi->stype;
-    pami_type_t rtt = k == PAMI_XFER_GATHER ? a->rtype : k == PAMI_XFER_GATHERV ? v->rtype : vi->rtype;
-    size_t sc = k == PAMI_XFER_GATHER ? a->stypecount
-                : k == PAMI_XFER_GATHERV ? v->stypecount : (size_t)(vi->stypecount < 0 ? 0 : vi->stypecount);
+    char *sbuf = g.sbuf, *rbuf = g.rbuf;
+    pami_type_t st = g.st, rtt = g.rt;
+    size_t sc = g.mine;
     const struct pamil_type *t1, *t2;
     size_t sb;
     rc = type_bytes("sndbuf", st, sc, sbuf, &t1, &sb);
@@ -745,9 +790,9 @@ static int gather_lin(struct cg_coll *x)
     size_t *cnt = cg_tmp(x, n * sizeof *cnt), *off = cg_tmp(x, n * sizeof *off);
     int unpack = 0;
     char *rv = rbuf;
-    if (k == PAMI_XFER_GATHER) {
+    if (!g.v) {
         size_t rb;
-        rc = type_bytes("rcvbuf", rtt, a->rtypecount * n, rbuf, &t2, &rb);
+        rc = type_bytes("rcvbuf", rtt, g.roots * n, rbuf, &t2, &rb);
         if (rc)
             return rc;
         if (rb != sb * n)
@@ -758,9 +803,7 @@ static int gather_lin(struct cg_coll *x)
             off[i] = sb * i;
         }
     } else {
-        rc = v_args(x, t2, "receive", k == PAMI_XFER_GATHERV ? (const void *)v->rtypecounts : (const void *)vi->rtypecounts,
-                    k == PAMI_XFER_GATHERV ? (const void *)v->rdispls : (const void *)vi->rdispls,
-                    k == PAMI_XFER_GATHERV_INT, cnt, off, rbuf);
+        rc = v_args(x, t2, "receive", g.counts, g.displs, g.v_int, cnt, off, rbuf);
         if (rc)
             return rc;
         if (cnt[me] != sb)
@@ -778,21 +821,14 @@ static int gather_lin(struct cg_coll *x)
 
 static int scatter_lin(struct cg_coll *x)
 {
-    pami_xfer_type_t k = x->d->xfer;
     uint32_t n = x->g->n, me = (uint32_t)x->g->me, root;
-    pami_scatter_t *a = &x->xfer.cmd.xfer_scatter;
-    pami_scatterv_t *v = &x->xfer.cmd.xfer_scatterv;
-    pami_scatterv_int_t *vi = &x->xfer.cmd.xfer_scatterv_int;
-    pami_endpoint_t rep = k == PAMI_XFER_SCATTER ? a->root : k == PAMI_XFER_SCATTERV ? v->root : vi->root;
-    int rc = check_root(x, rep, &root);
+    struct rooted g = scatter_args(x);
+    int rc = check_root(x, g.root, &root);
     if (rc)
         return rc;
-    char *sbuf = k == PAMI_XFER_SCATTER ? a->sndbuf : k == PAMI_XFER_SCATTERV ? v->sndbuf : vi->sndbuf;
-    char *rbuf = k == PAMI_XFER_SCATTER ? a->rcvbuf : k == PAMI_XFER_SCATTERV ? v->rcvbuf : vi->rcvbuf;
-    pami_type_t st = k == PAMI_XFER_SCATTER ? a->stype : k == PAMI_XFER_SCATTERV ? v->stype : vi->stype;
-    pami_type_t rtt = k == PAMI_XFER_SCATTER ? a->rtype : k == PAMI_XFER_SCATTERV ? v->rtype : vi->rtype;
-    size_t rc_ = k == PAMI_XFER_SCATTER ? a->rtypecount
-                 : k == PAMI_XFER_SCATTERV ? v->rtypecount : (size_t)(vi->rtypecount < 0 ? 0 : vi->rtypecount);
+    char *sbuf = g.sbuf, *rbuf = g.rbuf;
+    pami_type_t st = g.st, rtt = g.rt;
+    size_t rc_ = g.mine;
     const struct pamil_type *t1, *t2;
     size_t rb;
     rc = type_bytes("rcvbuf", rtt, rc_, rbuf, &t2, &rb);
@@ -811,9 +847,9 @@ static int scatter_lin(struct cg_coll *x)
         return PAMI_INVAL;
     size_t *cnt = cg_tmp(x, n * sizeof *cnt), *off = cg_tmp(x, n * sizeof *off);
     char *sv = sbuf;
-    if (k == PAMI_XFER_SCATTER) {
+    if (!g.v) {
         size_t sb;
-        rc = type_bytes("sndbuf", st, a->stypecount * n, sbuf, &t1, &sb);
+        rc = type_bytes("sndbuf", st, g.roots * n, sbuf, &t1, &sb);
         if (rc)
             return rc;
         if (sb != rb * n)
@@ -824,9 +860,7 @@ static int scatter_lin(struct cg_coll *x)
             off[i] = rb * i;
         }
     } else {
-        rc = v_args(x, t1, "send", k == PAMI_XFER_SCATTERV ? (const void *)v->stypecounts : (const void *)vi->stypecounts,
-                    k == PAMI_XFER_SCATTERV ? (const void *)v->sdispls : (const void *)vi->sdispls,
-                    k == PAMI_XFER_SCATTERV_INT, cnt, off, sbuf);
+        rc = v_args(x, t1, "send", g.counts, g.displs, g.v_int, cnt, off, sbuf);
         if (rc)
             return rc;
         if (cnt[me] != rb)
