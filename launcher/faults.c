@@ -11,10 +11,13 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "emunic/msg.h"
 #include "msg.h"
@@ -422,23 +425,76 @@ static int add(const struct ctx *c, const char *spec, struct emu_fault_rule *rul
     return 0;
 }
 
+/* A plan is a small text file. Anything else (a device, a FIFO, a
+ * directory, megabytes, binary) is refused up front instead of being read
+ * forever: /dev/zero yields NUL bytes without end. */
+#define PLAN_MAX (1 << 20)
+
+static int read_plan(const char *file, char **out, size_t *len)
+{
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer */
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return msg_usage("--faults %s: %s", file, strerror(errno));
+    struct stat st;
+    int rc = 0;
+    char *buf = NULL;
+    size_t n = 0;
+    if (fstat(fd, &st) != 0)
+        rc = msg_usage("--faults %s: %s", file, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        rc = msg_usage("--faults %s: not a regular file", file);
+    else if (st.st_size > PLAN_MAX)
+        rc = msg_usage("--faults %s: larger than %d bytes", file, PLAN_MAX);
+    else if (!(buf = malloc(PLAN_MAX + 1)))
+        rc = msg_usage("--faults %s: out of memory", file);
+    while (!rc) { /* read to the end: a file may grow after the fstat */
+        ssize_t k = read(fd, buf + n, PLAN_MAX + 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            rc = msg_usage("--faults %s: read error: %s", file, strerror(errno));
+        else if (k == 0)
+            break;
+        else if ((n += (size_t)k) > PLAN_MAX)
+            rc = msg_usage("--faults %s: larger than %d bytes", file, PLAN_MAX);
+    }
+    close(fd);
+    if (rc) {
+        free(buf);
+        return rc;
+    }
+    buf[n] = 0;
+    *out = buf;
+    *len = n;
+    return 0;
+}
+
 static int parse_file(const char *file, struct ctx *c, struct emu_fault_rule *rules, uint32_t *nrules)
 {
-    FILE *f = fopen(file, "r");
-    if (!f)
-        return msg_usage("--faults %s: %s", file, strerror(errno));
-    char line[1024], where[600];
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_plan(file, &text, &len);
+    if (rc)
+        return rc;
+    char where[600];
     unsigned ln = 0;
-    int rc = 0;
-    while (!rc && fgets(line, sizeof line, f)) {
+    for (char *line = text; !rc && line < text + len;) {
+        char *nl = memchr(line, '\n', (size_t)(text + len - line));
+        char *end = nl ? nl : text + len;
         ln++;
         snprintf(where, sizeof where, "%s:%u", file, ln);
         c->where = where;
-        size_t n = strlen(line);
-        if (n == sizeof line - 1 && line[n - 1] != '\n') {
+        if (memchr(line, 0, (size_t)(end - line))) {
+            rc = BAD(c, "a NUL byte: not a text file");
+            break;
+        }
+        if (end - line >= 1024) {
             rc = BAD(c, "line too long");
             break;
         }
+        *end = 0;
+        char *next = nl ? nl + 1 : text + len;
         char *h = strchr(line, '#');
         if (h)
             *h = 0;
@@ -448,6 +504,7 @@ static int parse_file(const char *file, struct ctx *c, struct emu_fault_rule *ru
         char *e = s + strlen(s);
         while (e > s && isspace((unsigned char)e[-1]))
             *--e = 0;
+        line = next;
         if (!*s)
             continue;
         for (char *p = s; *p; p++)
@@ -458,9 +515,7 @@ static int parse_file(const char *file, struct ctx *c, struct emu_fault_rule *ru
         if (!rc)
             rc = add(c, s, rules, nrules);
     }
-    if (!rc && ferror(f))
-        rc = msg_usage("--faults %s: read error", file);
-    fclose(f);
+    free(text);
     return rc;
 }
 

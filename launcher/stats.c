@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "launcher.h"
@@ -28,17 +29,30 @@ static void close_outputs(void)
     S.dir[0] = 0;
 }
 
+/* An output file must be something we can write a document into: a path
+ * that cannot be created, or a directory, fails here, before the job. */
+static FILE *open_output(const char *what, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    struct stat st;
+    if (f && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        f = NULL;
+        errno = EISDIR;
+    }
+    if (!f)
+        msg("cannot write the %s file %s: %s", what, path, strerror(errno));
+    return f;
+}
+
 int stats_job_start(struct launcher *L)
 {
     const struct opts *o = L->o;
-    if (o->stats_json && !(S.json = fopen(o->stats_json, "w"))) {
-        msg("cannot write the --stats-json file %s: %s", o->stats_json, strerror(errno));
+    if (o->stats_json && !(S.json = open_output("--stats-json", o->stats_json)))
         return 2;
-    }
     if (!o->trace)
         return 0;
-    if (!(S.trace = fopen(o->trace, "w"))) {
-        msg("cannot write the --trace file %s: %s", o->trace, strerror(errno));
+    if (!(S.trace = open_output("--trace", o->trace))) {
         close_outputs();
         return 2;
     }
@@ -63,6 +77,12 @@ int stats_job_start(struct launcher *L)
     return 0;
 }
 
+static void output_failed(struct launcher *L)
+{
+    if (L->first_failure < 0)
+        L->first_failure = 1;
+}
+
 void stats_job_end(struct launcher *L)
 {
     const struct opts *o = L->o;
@@ -77,17 +97,31 @@ void stats_job_end(struct launcher *L)
         fflush(stdout);
         stats_print_text(stderr, &L->job);
     }
+    /* a document we could not write fails the job: a caller that asked for
+     * it must not take exit status 0 for having it */
     if (S.json) {
         int bad = stats_print_json(S.json, &L->job, false);
-        if (fclose(S.json) != 0 || bad)
-            msg("cannot write the --stats-json file %s: %s", o->stats_json, strerror(errno));
+        if (fflush(S.json) != 0 || ferror(S.json))
+            bad = 1;
+        int e = errno;
+        if (fclose(S.json) != 0 || bad) {
+            msg("cannot write the --stats-json file %s: %s", o->stats_json, strerror(bad ? e : errno));
+            output_failed(L);
+        }
         S.json = NULL;
     }
     if (S.trace) {
         long n = trace_merge(S.dir, S.trace, &L->job);
-        if (fclose(S.trace) != 0 && n >= 0)
-            msg("cannot write the --trace file %s: %s", o->trace, strerror(errno));
-        else if (n >= 0 && o->verbose)
+        int e = errno;
+        if (fclose(S.trace) != 0 && n >= 0) {
+            e = errno;
+            n = -1;
+        }
+        if (n < 0) {
+            msg("cannot write the --trace file %s: %s", o->trace, strerror(e));
+            output_failed(L);
+        }
+        else if (o->verbose)
             msg("trace: %ld events in %s", n, o->trace);
         S.trace = NULL;
     }

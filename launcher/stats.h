@@ -47,7 +47,7 @@ void stats_job_end(struct launcher *L);
 /* ---- trace_merge.c ---- */
 /* Merge dir's *.part files into one Chrome trace-event document on out,
  * with the track names of a job of nnodes x rpn. Returns the number of
- * events written, or -1 after a message. */
+ * events written, or -1 with errno set when writing out failed. */
 long trace_merge(const char *dir, FILE *out, const struct emu_job *j);
 /* Remove dir and the part files in it. */
 void trace_dir_remove(const char *dir);

@@ -121,10 +121,8 @@ long trace_merge(const char *dir, FILE *out, const struct emu_job *j)
         free(v[i]);
     free(v);
     fprintf(out, "\n]}\n");
-    if (fflush(out) != 0 || ferror(out)) {
-        msg("cannot write the trace: %s", strerror(errno));
-        return -1;
-    }
+    if (fflush(out) != 0 || ferror(out))
+        return -1; /* errno from the failed write; the caller names the file */
     return events;
 }
 

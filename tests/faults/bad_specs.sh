@@ -81,6 +81,17 @@ bad "file line"      "$TMP/plan:5: linkdown needs a window" --faults "$TMP/plan"
 printf 'drop=0.1 dup=0.2\n' >"$TMP/plan2"
 bad "two on a line"  "$TMP/plan2:1: one fault per line"      --faults "$TMP/plan2"
 bad "missing file"   "--faults $TMP/none: No such file"      --faults "$TMP/none"
+# not a small text file: refused at once, never read for ever
+bad "device"         "--faults /dev/zero: not a regular file" --faults /dev/zero
+bad "directory"      "--faults $TMP: not a regular file"      --faults "$TMP"
+mkfifo "$TMP/fifo"
+bad "fifo"           "--faults $TMP/fifo: not a regular file" --faults "$TMP/fifo"
+printf 'drop=0.1\ndup=0.1\0x\n' >"$TMP/plan_nul"
+bad "NUL byte"       "$TMP/plan_nul:2: a NUL byte"            --faults "$TMP/plan_nul"
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' >"$TMP/plan_big"
+bad "oversized"      "--faults $TMP/plan_big: larger than"    --faults "$TMP/plan_big"
+{ printf 'drop=0.1 #'; head -c 1100 /dev/zero | tr '\0' x; printf '\n'; } >"$TMP/plan_long"
+bad "long line"      "$TMP/plan_long:1: line too long"        --faults "$TMP/plan_long"
 
 # good specs parse (and run a trivial job)
 good() {
