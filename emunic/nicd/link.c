@@ -959,16 +959,16 @@ static void timed_faults(int64_t now)
             _exit(70);
         } else if (r->kind == EMU_FAULT_KILL && !r->after_msgs) {
             uint32_t rank = (uint32_t)r->rank_a;
-            if (emu_nic_node_of(nic, rank) != L.me)
+            pid_t pid = atomic_load(&nic->job.ranks[rank].pid);
+            /* a rank not started yet is killed once it is, not never */
+            if (emu_nic_node_of(nic, rank) != L.me || pid <= 0)
                 continue;
             L.fired[i] = 1;
             L.timed_left--;
-            pid_t pid = atomic_load(&nic->job.ranks[rank].pid);
             fprintf(stderr, "emunic-nicd: node %u: injected fault: kill rank %u at %.3f s\n", L.me, rank,
                     (double)t / 1e9);
             note("kill", L.me, L.me, NULL);
-            if (pid > 0)
-                kill(pid, SIGKILL);
+            kill(pid, SIGKILL);
         }
     }
 }

@@ -2,8 +2,10 @@
  * next node, each checked; for the time-windowed faults (linkdown, hang)
  * and for kills and crashes.
  *
- *   fault_ops SECONDS [lossy]
+ *   fault_ops SECONDS [lossy] [min=N]
  *
+ * min=N: go on past SECONDS until N operations are done, so a rank reaches
+ * a message-count fault (kill=rR,after=M) however slow the host is.
  * Prints "ops: rank R ok K lost L maxwait_ms W" (W: the longest single
  * operation, which shows a link outage being ridden out). A peer that is
  * gone (EMU_E_DEAD: killed, or done before us) ends the loop early; no
@@ -26,7 +28,14 @@ static double now_s(void)
 int main(int argc, char **argv)
 {
     double secs = argc > 1 ? atof(argv[1]) : 1;
-    int lossy = argc > 2 && !strcmp(argv[2], "lossy");
+    int lossy = 0;
+    uint64_t min_ops = 0;
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "lossy"))
+            lossy = 1;
+        else if (!strncmp(argv[i], "min=", 4))
+            min_ops = strtoull(argv[i] + 4, NULL, 10);
+    }
     if (emunic_init())
         return 1;
     uint32_t me = emunic_rank(), n = emunic_size(), per = emunic_local_size();
@@ -40,7 +49,7 @@ int main(int argc, char **argv)
     uint64_t ok = 0, lost = 0, c = 1;
     int gone = 0;
     double t0 = now_s(), maxw = 0;
-    while (now_s() - t0 < secs) {
+    while (now_s() - t0 < secs || ok + lost < min_ops) {
         size_t len = 1 + (size_t)(c % sizeof src);
         for (size_t i = 0; i < len; i++)
             src[i] = (uint8_t)(c * 31 + i + me);
