@@ -114,24 +114,33 @@ static struct armcii_grp *make_view(const struct armcii_grp *g, int kind)
     return v;
 }
 
+/* ARMCI-MPI's message.h numbers the scopes 0..2 in this order; a binary
+ * built against it (Debian's libga-mpich) passes those numbers. */
+int armcii_scope_canon(int scope)
+{
+    static const int ga[] = {SCOPE_ALL, SCOPE_NODE, SCOPE_MASTERS};
+    return scope >= 0 && scope < 3 ? ga[scope] : scope;
+}
+
 struct armcii_grp *armcii_grp_scope(struct armcii_grp *g, int scope, const char *fn)
 {
-    if (scope == SCOPE_ALL)
+    int c = armcii_scope_canon(scope);
+    if (c == SCOPE_ALL)
         return g;
-    if (scope != SCOPE_NODE && scope != SCOPE_MASTERS)
+    if (c != SCOPE_NODE && c != SCOPE_MASTERS)
         armcii_error(1, "%s: unknown scope %d (SCOPE_ALL %d, SCOPE_NODE %d, SCOPE_MASTERS %d)",
                      fn, scope, SCOPE_ALL, SCOPE_NODE, SCOPE_MASTERS);
     if (g->kind != ARMCII_GKIND_PLAIN)
         armcii_error(1, "%s: internal: scope of a scoped view", fn);
-    if (!g->view[scope])
-        g->view[scope] =
-            make_view(g, scope == SCOPE_NODE ? ARMCII_GKIND_NODE : ARMCII_GKIND_MASTERS);
-    return g->view[scope];
+    int v = c == SCOPE_NODE ? 0 : 1;
+    if (!g->view[v])
+        g->view[v] = make_view(g, c == SCOPE_NODE ? ARMCII_GKIND_NODE : ARMCII_GKIND_MASTERS);
+    return g->view[v];
 }
 
 static void free_rec(struct armcii_grp *r)
 {
-    for (int s = 0; s < 3; s++) {
+    for (int s = 0; s < 2; s++) {
         if (r->view[s]) {
             free(r->view[s]->pub.grp_to_abs);
             free(r->view[s]);

@@ -36,7 +36,7 @@ struct armcii_grp {
     int kind;                  /* ARMCII_GKIND_*: tag phase bits 6..7 */
     uint32_t seq;              /* sequence number of the next collective */
     uint32_t nchildren;        /* groups created over this one so far */
-    struct armcii_grp *view[3];/* [SCOPE_NODE], [SCOPE_MASTERS] views */
+    struct armcii_grp *view[2];/* the SCOPE_NODE, SCOPE_MASTERS views */
     struct armcii_grp *next;   /* registry of plain groups */
 };
 
@@ -48,9 +48,12 @@ struct armcii_grp {
 struct armcii_grp *armcii_grp_of(const ARMCI_Group *g, const char *fn);
 /* The default group's record. */
 struct armcii_grp *armcii_grp_default(void);
+/* GA's scope value for scope given as GA or as ARMCI-MPI numbers it
+ * (0..2); any other value unchanged. */
+int armcii_scope_canon(int scope);
 /* The SCOPE_ALL / SCOPE_NODE / SCOPE_MASTERS view of g for the caller
- * (pub.rank -1 when the caller is not in it); error naming fn for another
- * scope value. */
+ * (pub.rank -1 when the caller is not in it; scope in either numbering);
+ * error naming fn for another scope value. */
 struct armcii_grp *armcii_grp_scope(struct armcii_grp *g, int scope, const char *fn);
 /* Group rank in v of the member whose absolute id is abs, or -1. */
 int armcii_grp_find(const struct armcii_grp *v, int abs);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ARMCII_MAX_LEVELS 6 /* stride levels: 7 dimensions */
+#define ARMCII_MAX_LEVELS 8 /* stride levels (armci.h's ARMCI_MAX_STRIDE_LEVEL): 9 dimensions */
 
 /* A strided section: count[0] contiguous bytes, repeated count[1] times at
  * stride[0], that block count[2] times at stride[1], ... */
@@ -46,14 +46,20 @@ void armcii_scale(int acc_type, const void *scale, void *dst, const void *src, s
 /* Whether scale is exactly one (1, 1L, 1.0f, 1.0, 1+0i), so a plain sum will do. */
 int armcii_scale_is_one(int acc_type, const void *scale);
 
-/* Reductions for armci_msg_*gop: type is an armci_type_e (ARMCI_INT...),
- * op one of "+", "*", "max", "min", "absmax", "absmin", "or", "and" (the last
- * two: integer types only). Returns an opaque op code >= 0, or -1. */
+/* Reductions for armci_msg_*gop: type is one of message.h's ARMCI_INT..
+ * ARMCI_DOUBLE (armcii_type_canon maps ARMCI-MPI's 0..4 onto them first).
+ * op is matched by prefix as GA's ARMCI matches it (reduce_op.c has the
+ * list); the bitwise and logical ops are for the integer types only.
+ * Returns an opaque op code >= 0, or -1. */
+int armcii_type_canon(int type);
 int armcii_reduce_op(const char *op, int type);
+int armcii_reduce_op_is_abs(int opcode); /* absmax, absmin */
 size_t armcii_type_size(int type); /* 0 for unknown */
 /* inout[i] = inout[i] (op) in[i] for n elements. */
 void armcii_reduce(int opcode, int type, void *inout, const void *in, size_t n);
-/* Selection: compares the first element (type) of a and b, returns 1 when b
- * wins under "min" / "max" (ties: the lower rank, i.e. a, wins). */
+/* Selection: op "min..." gives -1, "max..." 1, anything else 0 (GA's
+ * prefix rule). armcii_sel_better compares the first element (type) of a
+ * and b, returns 1 when b wins (ties: the lower rank, i.e. a, wins). */
+int armcii_sel_op(const char *op);
 int armcii_sel_better(const char *op, int type, const void *a, const void *b);
 #endif

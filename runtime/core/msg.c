@@ -9,7 +9,11 @@
  * scope: SCOPE_NODE is the group's members on the caller's node,
  * SCOPE_MASTERS the first member on each node -- other ranks return at
  * once with their buffer untouched. armci_msg_reduce has allreduce
- * semantics: every rank of the scope gets the result, not just a root. */
+ * semantics: every rank of the scope gets the result, not just a root.
+ *
+ * Types and scopes are GA's values (message.h); ARMCI-MPI's 0..4 and 0..2
+ * are taken too, for binaries built against its header. Ops are matched
+ * by prefix, as GA's ARMCI matches them (reduce_op.c). */
 #include "message.h"
 
 #include <stdlib.h>
@@ -179,6 +183,7 @@ static void bcast(const char *fn, int scope, void *buf, int len, int root,
 {
     struct armcii_grp *v;
     int vroot;
+    scope = armcii_scope_canon(scope);
     check_len(fn, "len", buf, len);
     if (root < 0 || root >= r->pub.size)
         armcii_error(1, "%s: root = %d out of range 0..%d", fn, root, r->pub.size - 1);
@@ -223,6 +228,7 @@ static void gop(const char *fn, int scope, void *x, int n, const char *op, int t
 {
     struct armcii_grp *v;
     int opcode;
+    type = armcii_type_canon(type);
     if (armcii_type_size(type) == 0)
         armcii_error(1, "%s: unknown type %d", fn, type);
     if (n < 0)
@@ -239,7 +245,7 @@ static void gop(const char *fn, int scope, void *x, int n, const char *op, int t
         return;
     /* absmax/absmin give magnitudes, also where nothing is combined (one
      * member): folding x with itself takes |x| elementwise. */
-    if (!strcmp(op, "absmax") || !strcmp(op, "absmin"))
+    if (armcii_reduce_op_is_abs(opcode))
         armcii_reduce(opcode, type, x, x, (size_t)n);
     armcii_gcoll_wait(armcii_gcoll_iallreduce(v, x, (size_t)n, type, opcode));
 }
@@ -295,13 +301,15 @@ static void sel(const char *fn, int scope, void *x, int n, const char *op, int t
                 int contribute)
 {
     struct armcii_grp *v;
-    size_t es = armcii_type_size(type), slot;
+    size_t es, slot;
     unsigned char *mine, *all, *best = NULL;
 
+    type = armcii_type_canon(type);
+    es = armcii_type_size(type);
     armcii_need_init(fn);
     if (es == 0)
         armcii_error(1, "%s: unknown type %d", fn, type);
-    if (!op || (strcmp(op, "min") != 0 && strcmp(op, "max") != 0))
+    if (!armcii_sel_op(op))
         armcii_error(1, "%s: unknown op \"%s\" (min or max)", fn, op ? op : "(null)");
     if (n < 0 || (size_t)n < es)
         armcii_error(1, "%s: n = %d bytes, less than one %s (%zu)", fn, n, type_name(type), es);

@@ -8,16 +8,39 @@
 
 #include "message.h"
 
-enum { OP_SUM, OP_PROD, OP_MAX, OP_MIN, OP_ABSMAX, OP_ABSMIN, OP_OR, OP_AND, OP_COUNT_ };
-
-static const char *const op_names[OP_COUNT_] = {
-    [OP_SUM] = "+", [OP_PROD] = "*", [OP_MAX] = "max", [OP_MIN] = "min",
-    [OP_ABSMAX] = "absmax", [OP_ABSMIN] = "absmin", [OP_OR] = "or", [OP_AND] = "and",
+enum {
+    OP_SUM, OP_PROD, OP_MAX, OP_MIN, OP_ABSMAX, OP_ABSMIN, OP_OR, OP_AND, OP_LAND, OP_LOR,
+    OP_COUNT_
 };
+
+/* GA's ARMCI tries these names in this order and takes the first that is a
+ * prefix of op (strncmp over the name's length), so "+" and "+=" both sum
+ * and "maxval" is "max". The first six are the floating-point ops; the
+ * rest are for the integer types only. "and" is emunic's: GA's ARMCI knows
+ * it as "&" or "band". */
+static const struct {
+    const char *name;
+    int code;
+} op_names[] = {
+    {"+", OP_SUM},     {"*", OP_PROD},     {"max", OP_MAX},   {"min", OP_MIN},
+    {"absmax", OP_ABSMAX}, {"absmin", OP_ABSMIN}, {"or", OP_OR},
+    {"&&", OP_LAND},   {"land", OP_LAND},  {"||", OP_LOR},    {"lor", OP_LOR},
+    {"&", OP_AND},     {"band", OP_AND},   {"|", OP_OR},      {"bor", OP_OR},
+    {"and", OP_AND},
+};
+#define N_FP_OPS 6
 
 static int is_integer_type(int type)
 {
     return type == ARMCI_INT || type == ARMCI_LONG || type == ARMCI_LONG_LONG;
+}
+
+/* ARMCI-MPI's message.h numbers the types 0..4 in this order; a binary
+ * built against it (Debian's libga-mpich) passes those numbers. */
+int armcii_type_canon(int type)
+{
+    static const int ga[] = {ARMCI_INT, ARMCI_LONG, ARMCI_LONG_LONG, ARMCI_FLOAT, ARMCI_DOUBLE};
+    return type >= 0 && type < 5 ? ga[type] : type;
 }
 
 size_t armcii_type_size(int type)
@@ -32,19 +55,20 @@ size_t armcii_type_size(int type)
     }
 }
 
-/* Exact names only: a prefix match would let "maxi" mean "max". */
 int armcii_reduce_op(const char *op, int type)
 {
     if (!op || armcii_type_size(type) == 0)
         return -1;
-    for (int i = 0; i < OP_COUNT_; i++) {
-        if (strcmp(op, op_names[i]) != 0)
-            continue;
-        if ((i == OP_OR || i == OP_AND) && !is_integer_type(type))
-            return -1; /* bitwise ops have no meaning on floating point */
-        return i;
-    }
+    size_t n = is_integer_type(type) ? sizeof op_names / sizeof op_names[0] : N_FP_OPS;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(op, op_names[i].name, strlen(op_names[i].name)) == 0)
+            return op_names[i].code;
     return -1;
+}
+
+int armcii_reduce_op_is_abs(int opcode)
+{
+    return opcode == OP_ABSMAX || opcode == OP_ABSMIN;
 }
 
 /* x = EXPR(x, y) over n elements of T, x from inout and y from in. */
@@ -77,6 +101,8 @@ int armcii_reduce_op(const char *op, int type)
         case OP_ABSMIN: EACH(T, (T)MINU(U, x, y)) break;                       \
         case OP_OR: EACH(T, x | y) break;                                      \
         case OP_AND: EACH(T, x & y) break;                                     \
+        case OP_LAND: EACH(T, (T)(x && y)) break;                              \
+        case OP_LOR: EACH(T, (T)(x || y)) break;                               \
         default: break;                                                        \
         }                                                                      \
     }
@@ -135,14 +161,18 @@ static int cmp_first(int type, const void *a, const void *b)
     }
 }
 
+int armcii_sel_op(const char *op)
+{
+    if (op && strncmp(op, "min", 3) == 0)
+        return -1;
+    if (op && strncmp(op, "max", 3) == 0)
+        return 1;
+    return 0;
+}
+
 /* Strictly better only, so on a tie the lower rank (a) keeps the prize. */
 int armcii_sel_better(const char *op, int type, const void *a, const void *b)
 {
-    if (!op)
-        return 0;
-    if (strcmp(op, "max") == 0)
-        return cmp_first(type, a, b) > 0;
-    if (strcmp(op, "min") == 0)
-        return cmp_first(type, a, b) < 0;
-    return 0;
+    int dir = armcii_sel_op(op);
+    return dir && cmp_first(type, a, b) * dir > 0;
 }

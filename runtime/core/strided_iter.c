@@ -8,11 +8,13 @@
 /* *why must outlive the call, so every message is a literal, one per index. */
 static const char *const count_negative[ARMCII_MAX_LEVELS + 1] = {
     "count[0] < 0", "count[1] < 0", "count[2] < 0", "count[3] < 0",
-    "count[4] < 0", "count[5] < 0", "count[6] < 0",
+    "count[4] < 0", "count[5] < 0", "count[6] < 0", "count[7] < 0",
+    "count[8] < 0",
 };
 static const char *const stride_negative[ARMCII_MAX_LEVELS] = {
     "stride[0] < 0", "stride[1] < 0", "stride[2] < 0",
     "stride[3] < 0", "stride[4] < 0", "stride[5] < 0",
+    "stride[6] < 0", "stride[7] < 0",
 };
 static const char *const stride_overlaps[ARMCII_MAX_LEVELS] = {
     "stride[0] < count[0]",
@@ -21,6 +23,8 @@ static const char *const stride_overlaps[ARMCII_MAX_LEVELS] = {
     "stride[3] smaller than the block below it",
     "stride[4] smaller than the block below it",
     "stride[5] smaller than the block below it",
+    "stride[6] smaller than the block below it",
+    "stride[7] smaller than the block below it",
 };
 static const char too_large[] = "section larger than the address space";
 
@@ -85,7 +89,7 @@ int armcii_strided_set(struct armcii_strided *s, int levels, const int *stride,
     if (levels < 0)
         return fail(why, "stride_levels < 0");
     if (levels > ARMCII_MAX_LEVELS)
-        return fail(why, "stride_levels > 6");
+        return fail(why, "stride_levels > 8");
     if (!count)
         return fail(why, "count is NULL");
     if (levels > 0 && !stride)

@@ -10,6 +10,8 @@
 #include "order.h"
 #include "proto.h"
 
+_Static_assert(ARMCII_MAX_LEVELS == ARMCI_MAX_STRIDE_LEVEL, "the levels armci.h promises");
+
 static const int acc_dev_type[] = {ADEV_INT32, ADEV_INT64, ADEV_FLOAT,
                                    ADEV_DOUBLE, ADEV_FCOMPLEX, ADEV_DCOMPLEX};
 

@@ -21,6 +21,10 @@ extern "C" {
 
 #define ARMCI_EMUNIC 1
 
+/* The most stride levels a strided call takes (count[] then has
+ * ARMCI_MAX_STRIDE_LEVEL + 1 entries), as in GA's ARMCI, ARMCI-MPI and A1. */
+#define ARMCI_MAX_STRIDE_LEVEL 8
+
 typedef long armci_size_t;
 
 enum ARMCI_Acc_e {
@@ -119,7 +123,7 @@ int ARMCI_Acc(int acc_type, void *scale, void *src, void *dst, int bytes, int pr
 int ARMCI_Put_flag(void *src, void *dst, int bytes, int *flag, int value, int proc);
 
 /* Strided: count[0] bytes per contiguous run, count[1..levels] runs per
- * level, strides in bytes; up to 7 dimensions (stride_levels 0..6). */
+ * level, strides in bytes; stride_levels 0..ARMCI_MAX_STRIDE_LEVEL. */
 int ARMCI_PutS(void *src_ptr, int src_stride_arr[], void *dst_ptr, int dst_stride_arr[],
                int count[], int stride_levels, int proc);
 int ARMCI_GetS(void *src_ptr, int src_stride_arr[], void *dst_ptr, int dst_stride_arr[],

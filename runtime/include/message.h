@@ -9,12 +9,21 @@
 extern "C" {
 #endif
 
-/* Element types of the reductions and selections. */
-enum armci_type_e { ARMCI_INT, ARMCI_LONG, ARMCI_LONG_LONG, ARMCI_FLOAT, ARMCI_DOUBLE };
+/* Element types of the reductions and selections: macros with GA's ARMCI
+ * values, spelled token for token as GA and A1 spell them, so a program
+ * that defines them itself (before or after this header) redefines them
+ * identically. ARMCI-MPI numbers them 0..4 instead (docs/runtime.md). */
+#define ARMCI_INT       -99
+#define ARMCI_LONG      -101
+#define ARMCI_LONG_LONG -102
+#define ARMCI_FLOAT     -306
+#define ARMCI_DOUBLE    -307
 
 /* SCOPE_NODE: ranks on the caller's node; SCOPE_MASTERS: the first rank of
  * every node; SCOPE_ALL: everyone in the group. */
-enum armci_scope_e { SCOPE_ALL, SCOPE_NODE, SCOPE_MASTERS };
+#define SCOPE_ALL     333
+#define SCOPE_NODE    337
+#define SCOPE_MASTERS 339
 
 struct armci_group_s;
 
@@ -37,8 +46,10 @@ void armci_msg_bcast_scope(int scope, void *buf, int len, int root);
 void armci_msg_group_bcast_scope(int scope, void *buf, int len, int root,
                                  struct armci_group_s *group);
 
-/* op: "+", "*", "max", "min", "absmax", "absmin"; "or", "and" for the
- * integer types. */
+/* op is matched by prefix, as GA's ARMCI does ("+", "*", "max", "min",
+ * "absmax", "absmin"; for the integer types also "or", "&&"/"land",
+ * "||"/"lor", "&"/"band", "|"/"bor", and "and"); an unknown op is an
+ * ARMCI error that aborts the job. */
 void armci_msg_igop(int *x, int n, char *op);
 void armci_msg_lgop(long *x, int n, char *op);
 void armci_msg_llgop(long long *x, int n, char *op);

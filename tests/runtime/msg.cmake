@@ -40,8 +40,9 @@ endfunction()
 
 armci_msg_err_test(test_msg rcv_overflow 1 2
   "armci_msg_rcv: message of 100 bytes from rank 0 .*longer than buflen = 10")
-armci_msg_err_test(test_msg bad_op 1 1 "armci_msg_igop: unknown op \"maxi\" for type int")
+armci_msg_err_test(test_msg bad_op 1 1 "armci_msg_igop: unknown op \"sum\" for type int")
 armci_msg_err_test(test_msg or_float 1 1 "armci_msg_fgop: unknown op \"or\" for type float")
+armci_msg_err_test(test_msg land_double 1 1 "armci_msg_dgop: unknown op \"land\" for type double")
 armci_msg_err_test(test_msg bad_type 1 1 "armci_msg_gop_scope: unknown type 99")
 armci_msg_err_test(test_msg null_buf 1 1 "armci_msg_dgop: x is NULL with n = 3")
 armci_msg_err_test(test_msg neg_n 1 1 "armci_msg_igop: n = -1 < 0")

@@ -88,14 +88,14 @@ static void puts_overlap(void)
 }
 static void levels(int l)
 {
-    int s[8] = {16, 32, 64, 128, 256, 512, 1024, 2048};
-    int c[9] = {8, 1, 1, 1, 1, 1, 1, 1, 1};
+    int s[10] = {16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192};
+    int c[11] = {8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     ARMCI_PutS(loc, s, rem(0), s, c, l, peer);
 }
-static void puts_levels_7(void) { levels(7); }
-static void puts_levels_8(void) { levels(8); }
+static void puts_levels_9(void) { levels(9); }
+static void puts_levels_10(void) { levels(10); }
 static void puts_levels_neg(void) { levels(-1); }
-static void gets_levels_8(void) { ARMCI_GetS(rem(0), str1, loc, str1, cnt2, 8, peer); }
+static void gets_levels_9(void) { ARMCI_GetS(rem(0), str1, loc, str1, cnt2, 9, peer); }
 
 static void put_proc_neg(void) { ARMCI_Put(loc, rem(0), 8, -1); }
 static void put_proc_n(void) { ARMCI_Put(loc, rem(0), 8, nproc); }
@@ -328,8 +328,8 @@ static const struct errcase cases[] = {
     C(puts_null_stride, 0), C(gets_null_stride, 0),
     C(put_neg_bytes, 0), C(get_neg_bytes, 0), C(acc_neg_bytes, 0), C(nbget_neg_bytes, 0),
     C(puts_neg_count, 0), C(gets_neg_count0, 0), C(puts_neg_stride, 0), C(gets_neg_stride, 0),
-    C(accs_neg_stride, 0), C(puts_overlap, 0), C(puts_levels_7, 0), C(puts_levels_8, 0),
-    C(puts_levels_neg, 0), C(gets_levels_8, 0),
+    C(accs_neg_stride, 0), C(puts_overlap, 0), C(puts_levels_9, 0), C(puts_levels_10, 0),
+    C(puts_levels_neg, 0), C(gets_levels_9, 0),
     C(put_proc_neg, 0), C(put_proc_n, 0), C(get_proc_n, 0), C(acc_proc_neg, 0),
     C(puts_proc_n, 0), C(nbgets_proc_neg, 0), C(rmw_proc_n, 0), C(lock_proc_n, 0),
     C(fence_proc_n, 0), C(waitproc_proc_n, 0), C(putvalue_proc_neg, 0), C(getvalue_proc_n, 0),

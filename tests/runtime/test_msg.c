@@ -1,6 +1,8 @@
 /* armci_msg_* under emunic-run: messages (0 B to 1 MiB, tags, rcvany),
  * bintree, barriers, broadcasts, every reduction op x type x scope and the
- * selections, each checked element by element against a local reference.
+ * selections, each checked element by element against a local reference;
+ * ops by GA's prefix rule ("+=", "|", "land", ...), and scopes and types
+ * in ARMCI-MPI's numbering (0..2, 0..4) as well as in GA's.
  * The collectives run three ways: the plain calls on the world, the
  * armci_msg_group_* calls on a group with non-contiguous members in
  * reverse order, and the plain calls with that group as the default.
@@ -76,6 +78,10 @@ static int scope_set(const struct ctx *c, int scope, int *set, int *mine)
     }
     return n;
 }
+
+/* GA's values: not 0..2, so they are walked through this table. */
+static const int scopes[] = {SCOPE_ALL, SCOPE_NODE, SCOPE_MASTERS};
+enum { NSCOPES = 3 };
 
 static const char *scope_name(int s)
 {
@@ -179,8 +185,8 @@ static void expect_heap(const int *set, int n, int i, int scope)
 
 static void test_bintree(const struct ctx *c)
 {
-    for (int scope = SCOPE_ALL; scope <= SCOPE_MASTERS; scope++) {
-        int set[1024], n, mine;
+    for (int s = 0; s < NSCOPES; s++) {
+        int set[1024], n, mine, scope = scopes[s];
         n = scope_set(c, scope, set, &mine);
         for (int k = 0; k < n; k++)
             set[k] = c->abs[set[k]];
@@ -318,8 +324,19 @@ static void test_bcast(const struct ctx *c)
 
 /* ---- reductions ---- */
 
-static const char *const ops[] = {"+", "*", "max", "min", "absmax", "absmin", "or", "and"};
-enum { NOPS = 8 };
+/* ops[k] computes what fold(sem[k], ...) does; NOPS_MAIN are run over every
+ * type, scope and call; the rest are GA's other spellings (prefixes,
+ * aliases) and the logical ops, run over fewer combinations. Ops from
+ * index 6 on are for the integer types only. */
+enum { SUM, PROD, MAX, MIN, ABSMAX, ABSMIN, BOR, BAND, LAND, LOR };
+static const char *const ops[] = {"+", "*", "max", "min", "absmax", "absmin", "or", "and",
+                                  "&&", "||", "|", "bor", "&", "band", "land", "lor",
+                                  "+=", "*=", "maxval", "minval", "absmax_", "absminimum"};
+static const int sem[] = {SUM, PROD, MAX, MIN, ABSMAX, ABSMIN, BOR, BAND,
+                          LAND, LOR, BOR, BOR, BAND, BAND, LAND, LOR,
+                          SUM, PROD, MAX, MIN, ABSMAX, ABSMIN};
+enum { NOPS_MAIN = 8, NOPS = sizeof ops / sizeof ops[0], FIRST_FP_ALIAS = 16 };
+_Static_assert(sizeof sem / sizeof sem[0] == NOPS, "one meaning per spelling");
 static const int types[] = {ARMCI_INT, ARMCI_LONG, ARMCI_LONG_LONG, ARMCI_FLOAT, ARMCI_DOUBLE};
 static const char *const tnames[] = {"int", "long", "long long", "float", "double"};
 static const size_t tsize[] = {sizeof(int), sizeof(long), sizeof(long long), sizeof(float),
@@ -327,16 +344,20 @@ static const size_t tsize[] = {sizeof(int), sizeof(long), sizeof(long long), siz
 
 static int is_float(int t) { return t == ARMCI_FLOAT || t == ARMCI_DOUBLE; }
 
+static int int_only(int op) { return op >= 6 && op < FIRST_FP_ALIAS; }
+
 /* Rank r's element i: values whose every combination is exact. */
 static long long value(int op, int t, int r, int i)
 {
     static const int prod[] = {1, -1, 2, 1, -2};
     int bits = tsize[t] == 4 ? 30 : 62;
-    switch (op) {
-    case 0: return (r * 7 + i * 3) % 23 - 11;
-    case 1: return prod[(r + i) % 5];
-    case 6: return 1LL << ((r * 5 + i) % bits);
-    case 7: return ~(1LL << ((r * 5 + i) % bits));
+    switch (sem[op]) {
+    case SUM: return (r * 7 + i * 3) % 23 - 11;
+    case PROD: return prod[(r + i) % 5];
+    case BOR: return 1LL << ((r * 5 + i) % bits);
+    case BAND: return ~(1LL << ((r * 5 + i) % bits));
+    case LAND: return (r + i) % 4 == 3 ? 0 : r + i + 2; /* some zeros, and not just 1s */
+    case LOR: return (r * 3 + i) % 5 == 0 ? r + 3 : 0;
     default: return (r * 37 + i * 11 + t) % 101 - 50;
     }
 }
@@ -344,14 +365,16 @@ static long long value(int op, int t, int r, int i)
 static long long fold(int op, long long a, long long b)
 {
     long long ma = a < 0 ? -a : a, mb = b < 0 ? -b : b;
-    switch (op) {
-    case 0: return a + b;
-    case 1: return a * b;
-    case 2: return a > b ? a : b;
-    case 3: return a < b ? a : b;
-    case 4: return ma > mb ? ma : mb;
-    case 5: return ma < mb ? ma : mb;
-    case 6: return a | b;
+    switch (sem[op]) {
+    case SUM: return a + b;
+    case PROD: return a * b;
+    case MAX: return a > b ? a : b;
+    case MIN: return a < b ? a : b;
+    case ABSMAX: return ma > mb ? ma : mb;
+    case ABSMIN: return ma < mb ? ma : mb;
+    case BOR: return a | b;
+    case LAND: return a && b;
+    case LOR: return a || b;
     default: return a & b;
     }
 }
@@ -410,7 +433,7 @@ static void one_gop(const struct ctx *c, int how, int scope, int op, int t, int 
         put(x, t, i, acc);
         if (mine >= 0) {
             acc = value(op, t, c->abs[set[0]], i);
-            if (op == 4 || op == 5)
+            if (sem[op] == ABSMAX || sem[op] == ABSMIN)
                 acc = acc < 0 ? -acc : acc;
             for (int k = 1; k < cnt; k++)
                 acc = fold(op, acc, value(op, t, c->abs[set[k]], i));
@@ -431,13 +454,17 @@ static void test_gop(const struct ctx *c)
 {
     for (int t = 0; t < 5; t++) {
         for (int op = 0; op < NOPS; op++) {
-            if (op >= 6 && is_float(types[t]))
+            if (int_only(op) && is_float(types[t]))
                 continue;
             one_gop(c, 0, SCOPE_ALL, op, t, 5);
-            for (int scope = SCOPE_ALL; scope <= SCOPE_MASTERS; scope++) {
-                one_gop(c, 1, scope, op, t, 3);
+            if (op >= NOPS_MAIN) { /* another spelling: one scoped call is enough */
+                one_gop(c, 1, scopes[op % NSCOPES], op, t, 3);
+                continue;
+            }
+            for (int s = 0; s < NSCOPES; s++) {
+                one_gop(c, 1, scopes[s], op, t, 3);
                 if (!c->g)
-                    one_gop(c, 2, scope, op, t, 2);
+                    one_gop(c, 2, scopes[s], op, t, 2);
             }
         }
         one_gop(c, 0, SCOPE_ALL, 0, t, 0);
@@ -501,10 +528,10 @@ static void one_sel(const struct ctx *c, int scope, int max, int t, int contrib)
 static void test_sel(const struct ctx *c)
 {
     for (int t = 0; t < 5; t++)
-        for (int scope = SCOPE_ALL; scope <= SCOPE_MASTERS; scope++)
+        for (int s = 0; s < NSCOPES; s++)
             for (int max = 0; max < 2; max++)
                 for (int contrib = 0; contrib < 3; contrib++)
-                    one_sel(c, scope, max, t, contrib);
+                    one_sel(c, scopes[s], max, t, contrib);
     {
         struct selx x;
         int top = 0;
@@ -513,6 +540,54 @@ static void test_sel(const struct ctx *c)
         put_sel(&x, 4, me, me);
         armci_msg_sel(&x, sizeof x, "max", ARMCI_DOUBLE, 1);
         CHECK(x.who == top && x.v.d == top, "armci_msg_sel: winner %d, want %d", x.who, top);
+        /* GA matches "min"/"max" by prefix too */
+        put_sel(&x, 0, -me, me);
+        armci_msg_sel(&x, sizeof x, "minimum", ARMCI_INT, 1);
+        CHECK(x.who == top && x.v.i == -top, "armci_msg_sel \"minimum\": winner %d, want %d",
+              x.who, top);
+    }
+}
+
+/* A binary built against ARMCI-MPI's message.h passes its numbers: scopes
+ * 0..2 (ALL, NODE, MASTERS) and types 0..4 (INT, LONG, LONG_LONG, FLOAT,
+ * DOUBLE). Each call must do what the same call with GA's values does. */
+static void test_armci_mpi_numbers(const struct ctx *c)
+{
+    for (int t = 0; t < 5; t++)
+        for (int s = 0; s < NSCOPES; s++) {
+            long long x[3], y[3]; /* room for 3 of any type */
+            for (int i = 0; i < 3; i++) {
+                put(x, t, i, value(0, t, me, i));
+                put(y, t, i, value(0, t, me, i));
+            }
+            armci_msg_gop_scope(s, x, 3, "+", t);
+            armci_msg_gop_scope(scopes[s], y, 3, "+", types[t]);
+            CHECK(memcmp(x, y, 3 * tsize[t]) == 0, "gop_scope(%d, type %d) differs from "
+                  "gop_scope(SCOPE_%s, %s)", s, t, scope_name(scopes[s]), tnames[t]);
+        }
+    for (int s = 0; s < NSCOPES; s++) {
+        int r1, u1, l1, g1, r2, u2, l2, g2;
+        armci_msg_bintree(s, &r1, &u1, &l1, &g1);
+        armci_msg_bintree(scopes[s], &r2, &u2, &l2, &g2);
+        CHECK(r1 == r2 && u1 == u2 && l1 == l2 && g1 == g2, "bintree(%d) differs from "
+              "bintree(SCOPE_%s)", s, scope_name(scopes[s]));
+        int set[1024], mine, n = scope_set(c, scopes[s], set, &mine);
+        (void)n;
+        char buf[64];
+        fill(buf, c->abs[set[0]], 77 + (size_t)s, sizeof buf);
+        if (mine != 0)
+            memset(buf, 0, sizeof buf);
+        armci_msg_bcast_scope(s, buf, sizeof buf, set[0]);
+        if (mine >= 0)
+            check_fill(buf, c->abs[set[0]], 77 + (size_t)s, sizeof buf, __LINE__,
+                       "bcast_scope in ARMCI-MPI's numbering");
+        struct selx x, w;
+        put_sel(&x, 1, me % 3, me);
+        put_sel(&w, 1, me % 3, me);
+        armci_msg_sel_scope(s, &x, sizeof x, "max", 1, 1);
+        armci_msg_sel_scope(scopes[s], &w, sizeof w, "max", ARMCI_LONG, 1);
+        CHECK(memcmp(&x, &w, sizeof x) == 0, "sel_scope(%d, type 1): winner %d, want %d", s,
+              x.who, w.who);
     }
 }
 
@@ -525,8 +600,10 @@ static void suite(const struct ctx *c)
         test_bintree(c);
     test_bcast(c);
     test_gop(c);
-    if (!c->g)
+    if (!c->g) {
         test_sel(c);
+        test_armci_mpi_numbers(c);
+    }
     barrier(c);
 }
 
@@ -549,9 +626,13 @@ static int err_case(const char *name)
         return me == 0;
     }
     if (!strcmp(name, "bad_op"))
-        armci_msg_igop(x, 4, "maxi");
+        armci_msg_igop(x, 4, "sum"); /* no known name is a prefix of it */
     else if (!strcmp(name, "or_float"))
         armci_msg_fgop(f, 2, "or");
+    else if (!strcmp(name, "land_double")) {
+        double d[2] = {1, 1};
+        armci_msg_dgop(d, 2, "land");
+    }
     else if (!strcmp(name, "bad_type"))
         armci_msg_gop_scope(SCOPE_ALL, x, 4, "+", 99);
     else if (!strcmp(name, "null_buf"))

@@ -1,9 +1,10 @@
-/* Strided (1..7 dimensions), contiguous and vector put, get and
- * accumulate, blocking and non-blocking, to self, to a rank on the same
- * node and to a rank on another node. Each source owns one slot of every
- * target's memory and keeps a private reference copy of it: every
- * operation is applied to the reference locally, then the slot is read
- * back (fence + contiguous get) and compared byte by byte, gaps included.
+/* Strided (1..9 dimensions: ARMCI_MAX_STRIDE_LEVEL levels), contiguous
+ * and vector put, get and accumulate, blocking and non-blocking, to self,
+ * to a rank on the same node and to a rank on another node. Each source
+ * owns one slot of every target's memory and keeps a private reference
+ * copy of it: every operation is applied to the reference locally, then
+ * the slot is read back (fence + contiguous get) and compared byte by
+ * byte, gaps included.
  * Gets are compared against a local strided copy of the reference.
  *
  * Accumulates: every ARMCI_ACC_* type with scale 1 and a non-trivial
@@ -58,18 +59,20 @@ static unsigned char *slot_at(int proc, int src)
 
 /* ---- shapes ---- */
 
+#define ML ARMCI_MAX_STRIDE_LEVEL
+
 struct shape {
     int levels;
-    int count[7];
-    int lstride[6], rstride[6]; /* local and remote side, in bytes */
+    int count[ML + 1];
+    int lstride[ML], rstride[ML]; /* local and remote side, in bytes */
 };
 
 /* count[0] and the gaps between blocks in units (1 byte, or one element
  * for an accumulate); each stride clears the block below it plus its gap. */
 struct shape_def {
     int levels;
-    int count[7];
-    int lgap[6], rgap[6];
+    int count[ML + 1];
+    int lgap[ML], rgap[ML];
 };
 
 static void strides_of(const struct shape_def *d, const int *gap, int unit, int *stride)
@@ -133,6 +136,8 @@ static const struct shape_def rma_shapes[] = {
     {5, {3, 2, 2, 2, 3, 2}, {1, 1, 1, 1, 1}, {2, 0, 3, 0, 4}},
     {6, {5, 2, 2, 2, 2, 2, 2}, {1, 0, 2, 0, 3, 0}, {0, 3, 0, 2, 0, 1}},
     {6, {1, 3, 2, 3, 2, 2, 3}, {7, 1, 1, 1, 1, 1}, {0, 0, 0, 0, 0, 0}},
+    {7, {3, 2, 2, 2, 2, 2, 2, 2}, {1, 0, 1, 0, 1, 0, 1}, {0, 1, 0, 1, 0, 1, 0}},
+    {8, {2, 2, 2, 2, 2, 2, 2, 2, 2}, {1, 0, 0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1, 0, 2}},
     {2, {4, 0, 3}, {1, 1}, {1, 1}},
 };
 
@@ -147,6 +152,7 @@ static const struct shape_def acc_shapes[] = {
     {4, {3, 2, 2, 1, 2}, {1, 0, 1, 0}, {0, 2, 0, 1}},
     {5, {2, 2, 1, 2, 2, 2}, {0, 1, 0, 1, 0}, {1, 0, 1, 0, 1}},
     {6, {1, 2, 2, 2, 2, 2, 2}, {1, 0, 1, 0, 1, 0}, {0, 1, 0, 1, 0, 1}},
+    {8, {1, 2, 2, 2, 2, 2, 2, 2, 2}, {0, 1, 0, 1, 0, 1, 0, 1}, {1, 0, 1, 0, 1, 0, 1, 0}},
 };
 
 #define NELEM(a) (sizeof(a) / sizeof *(a))

@@ -67,7 +67,7 @@ struct shape {
     int stride[ARMCII_MAX_LEVELS];
 };
 
-/* A valid random shape: small counts so seven dimensions stay small, and
+/* A valid random shape: small counts so nine dimensions stay small, and
  * a gap of 0..3 bytes above every block (0 makes the levels contiguous). */
 static struct shape random_shape(int levels)
 {
@@ -91,7 +91,7 @@ static size_t shape_extent(const struct shape *sh)
     return (size_t)sh->stride[sh->levels - 1] * (size_t)sh->count[sh->levels];
 }
 
-/* Offsets of every run in order, by seven plain nested loops (levels that
+/* Offsets of every run in order, by eight plain nested loops (levels that
  * are not used count once with stride 0). Returns the number of runs. */
 static size_t ref_offsets(const struct shape *sh, size_t *offs)
 {
@@ -102,14 +102,18 @@ static size_t ref_offsets(const struct shape *sh, size_t *offs)
         c[k] = k <= sh->levels ? sh->count[k] : 1;
         st[k] = k <= sh->levels ? (size_t)sh->stride[k - 1] : 0;
     }
-    for (int i6 = 0; i6 < c[6]; i6++)
-        for (int i5 = 0; i5 < c[5]; i5++)
-            for (int i4 = 0; i4 < c[4]; i4++)
-                for (int i3 = 0; i3 < c[3]; i3++)
-                    for (int i2 = 0; i2 < c[2]; i2++)
-                        for (int i1 = 0; i1 < c[1]; i1++)
-                            offs[n++] = i1 * st[1] + i2 * st[2] + i3 * st[3] +
-                                        i4 * st[4] + i5 * st[5] + i6 * st[6];
+    _Static_assert(ARMCII_MAX_LEVELS == 8, "one loop per level below");
+    for (int i8 = 0; i8 < c[8]; i8++)
+        for (int i7 = 0; i7 < c[7]; i7++)
+            for (int i6 = 0; i6 < c[6]; i6++)
+                for (int i5 = 0; i5 < c[5]; i5++)
+                    for (int i4 = 0; i4 < c[4]; i4++)
+                        for (int i3 = 0; i3 < c[3]; i3++)
+                            for (int i2 = 0; i2 < c[2]; i2++)
+                                for (int i1 = 0; i1 < c[1]; i1++)
+                                    offs[n++] = i1 * st[1] + i2 * st[2] + i3 * st[3] +
+                                                i4 * st[4] + i5 * st[5] + i6 * st[6] +
+                                                i7 * st[7] + i8 * st[8];
     return n;
 }
 
@@ -361,7 +365,10 @@ static void test_strided_validation(void **state)
     (void)state;
     const struct bad_case cases[] = {
         {-1, 1, 1, {4}, {0}, "stride_levels < 0"},
-        {7, 1, 1, {4, 1, 1, 1, 1, 1, 1}, {4, 4, 4, 4, 4, 4}, "stride_levels > 6"},
+        {9, 1, 1, {4, 1, 1, 1, 1, 1, 1, 1, 1}, {4, 4, 4, 4, 4, 4, 4, 4}, "stride_levels > 8"},
+        {8, 1, 1, {1, 1, 1, 1, 1, 1, 1, 1, -2}, {1, 1, 1, 1, 1, 1, 1, 1}, "count[8] < 0"},
+        {8, 1, 1, {1, 2, 2, 2, 2, 2, 2, 2, 2}, {1, 2, 4, 8, 16, 32, 64, 127},
+         "stride[7] smaller than the block below it"},
         {1, 1, 0, {4, 2}, {4}, "count is NULL"},
         {2, 0, 1, {4, 2, 2}, {4, 8}, "stride is NULL"},
         {0, 0, 1, {-1}, {0}, "count[0] < 0"},
@@ -646,13 +653,14 @@ static void test_scale_is_one(void **state)
 /* ------------------------------------------------------------------ */
 /* reductions                                                          */
 
-static const char *const all_ops[] = {"+", "*", "max", "min", "absmax", "absmin", "or", "and"};
-#define NOPS 8
+/* One name per operation (the aliases are checked separately). */
+static const char *const all_ops[] = {"+", "*", "max", "min", "absmax", "absmin", "or", "and", "&&", "||"};
+#define NOPS 10
 #define NRED 11
 
-static int op_is_bitwise(const char *op)
+static int op_is_bitwise(const char *op) /* integer types only */
 {
-    return !strcmp(op, "or") || !strcmp(op, "and");
+    return !strcmp(op, "or") || !strcmp(op, "and") || !strcmp(op, "&&") || !strcmp(op, "||");
 }
 
 /* The expected x (op) y, in plain C; values never overflow. */
@@ -667,6 +675,8 @@ static int op_is_bitwise(const char *op)
         if (!strcmp(op, "absmin")) return ABS(x) < ABS(y) ? ABS(x) : ABS(y); \
         if (!strcmp(op, "or")) return x | y;                             \
         if (!strcmp(op, "and")) return x & y;                            \
+        if (!strcmp(op, "&&")) return x && y;                            \
+        if (!strcmp(op, "||")) return x || y;                            \
         fail_msg("no reference for %s", op);                             \
         return 0;                                                        \
     }
@@ -723,7 +733,21 @@ static void test_type_size(void **state)
     assert_int_equal(armcii_type_size(ARMCI_FLOAT), sizeof(float));
     assert_int_equal(armcii_type_size(ARMCI_DOUBLE), sizeof(double));
     assert_int_equal(armcii_type_size(-1), 0);
-    assert_int_equal(armcii_type_size(ARMCI_DOUBLE + 1), 0);
+    assert_int_equal(armcii_type_size(0), 0); /* ARMCI-MPI's numbering: canon first */
+    assert_int_equal(armcii_type_size(-100), 0);
+    /* GA's ARMCI values, and ARMCI-MPI's 0..4 mapped onto them */
+    assert_int_equal(ARMCI_INT, -99);
+    assert_int_equal(ARMCI_LONG, -101);
+    assert_int_equal(ARMCI_LONG_LONG, -102);
+    assert_int_equal(ARMCI_FLOAT, -306);
+    assert_int_equal(ARMCI_DOUBLE, -307);
+    const int ga[] = {ARMCI_INT, ARMCI_LONG, ARMCI_LONG_LONG, ARMCI_FLOAT, ARMCI_DOUBLE};
+    for (int t = 0; t < 5; t++) {
+        assert_int_equal(armcii_type_canon(t), ga[t]);
+        assert_int_equal(armcii_type_canon(ga[t]), ga[t]);
+    }
+    assert_int_equal(armcii_type_canon(5), 5);
+    assert_int_equal(armcii_type_canon(-1), -1);
 }
 
 static void test_reduce_int_types(void **state)
@@ -765,16 +789,58 @@ static void test_reduce_op_codes(void **state)
                     fail_msg("ops %s and %s share code %d", all_ops[j], all_ops[k], codes[k]);
         }
     }
-    const char *unknown[] = {"", "sum", "MAX", "max ", "ma", "maxx", "++", "abs", "xor", "absmax2", "Or"};
+    const char *unknown[] = {"", "sum", "MAX", "ma", "mi", "abs", "absma", "xor", "Or", "a", "l", "b", "o", "-"};
     for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
         if (armcii_reduce_op(unknown[i], ARMCI_INT) != -1)
             fail_msg("\"%s\" accepted", unknown[i]);
     assert_int_equal(armcii_reduce_op(NULL, ARMCI_INT), -1);
     assert_int_equal(armcii_reduce_op("+", -1), -1);
-    assert_int_equal(armcii_reduce_op("+", ARMCI_DOUBLE + 1), -1);
+    assert_int_equal(armcii_reduce_op("+", 0), -1); /* not canonicalised */
     assert_int_equal(armcii_reduce_op("or", ARMCI_FLOAT), -1);
     assert_int_equal(armcii_reduce_op("and", ARMCI_DOUBLE), -1);
+    assert_int_equal(armcii_reduce_op("&&", ARMCI_DOUBLE), -1);
+    assert_int_equal(armcii_reduce_op("|", ARMCI_FLOAT), -1);
     assert_true(armcii_reduce_op("and", ARMCI_LONG_LONG) >= 0);
+}
+
+/* GA's ARMCI matches by prefix, first name of its list that fits. */
+static void test_reduce_op_prefix(void **state)
+{
+    (void)state;
+    static const char *const alias[][2] = {
+        {"+=", "+"},        {"++", "+"},        {"plus", NULL},      {"*x", "*"},
+        {"maxval", "max"},  {"max ", "max"},    {"minimum", "min"},  {"absmax2", "absmax"},
+        {"absminus", "absmin"}, {"orr", "or"},  {"|", "or"},         {"bor", "or"},
+        {"||x", "||"},      {"lor", "||"},      {"&", "and"},        {"band", "and"},
+        {"&&", "&&"},       {"land", "&&"},     {"and", "and"},      {"andor", "and"},
+    };
+    const int types[] = {ARMCI_INT, ARMCI_LONG, ARMCI_LONG_LONG, ARMCI_FLOAT, ARMCI_DOUBLE};
+    for (size_t t = 0; t < 5; t++)
+        for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++) {
+            int got = armcii_reduce_op(alias[i][0], types[t]);
+            int want = alias[i][1] ? armcii_reduce_op(alias[i][1], types[t]) : -1;
+            if (got != want)
+                fail_msg("\"%s\" on type %d: code %d, want %d (as \"%s\")", alias[i][0], types[t],
+                         got, want, alias[i][1] ? alias[i][1] : "unknown");
+        }
+    /* the abs ops are told apart from max and min */
+    assert_true(armcii_reduce_op_is_abs(armcii_reduce_op("absmax", ARMCI_DOUBLE)));
+    assert_true(armcii_reduce_op_is_abs(armcii_reduce_op("absmin", ARMCI_INT)));
+    assert_false(armcii_reduce_op_is_abs(armcii_reduce_op("max", ARMCI_INT)));
+    assert_false(armcii_reduce_op_is_abs(armcii_reduce_op("+", ARMCI_INT)));
+    /* logical results are 0 or 1, bitwise ones are not */
+    int a[2] = {6, 0}, b[2] = {3, 5};
+    armcii_reduce(armcii_reduce_op("&&", ARMCI_INT), ARMCI_INT, a, b, 2);
+    assert_int_equal(a[0], 1);
+    assert_int_equal(a[1], 0);
+    int c[2] = {6, 0};
+    armcii_reduce(armcii_reduce_op("||", ARMCI_INT), ARMCI_INT, c, b, 2);
+    assert_int_equal(c[0], 1);
+    assert_int_equal(c[1], 1);
+    int d[2] = {6, 0};
+    armcii_reduce(armcii_reduce_op("&", ARMCI_INT), ARMCI_INT, d, b, 2);
+    assert_int_equal(d[0], 2);
+    assert_int_equal(d[1], 0);
 }
 
 /* Unaligned buffers and n = 0. */
@@ -807,6 +873,10 @@ static void test_reduce_unaligned_and_empty(void **state)
         assert_int_equal(armcii_sel_better("max", TYPE, t, l), 0);             \
         assert_int_equal(armcii_sel_better("min", TYPE, t, l), 0);             \
         assert_int_equal(armcii_sel_better("+", TYPE, l, h), 0);               \
+        /* GA's prefix rule */                                                 \
+        assert_int_equal(armcii_sel_better("maximum", TYPE, l, h), 1);         \
+        assert_int_equal(armcii_sel_better("minloc", TYPE, h, l), 1);          \
+        assert_int_equal(armcii_sel_better("ma", TYPE, l, h), 0);              \
     } while (0)
 
 static void test_sel_better(void **state)
@@ -821,6 +891,10 @@ static void test_sel_better(void **state)
     int a = 1, b = 2;
     assert_int_equal(armcii_sel_better("max", -1, &a, &b), 0);
     assert_int_equal(armcii_sel_better("absmax", ARMCI_INT, &a, &b), 0);
+    assert_int_equal(armcii_sel_op("min"), -1);
+    assert_int_equal(armcii_sel_op("max"), 1);
+    assert_int_equal(armcii_sel_op("mi"), 0);
+    assert_int_equal(armcii_sel_op(NULL), 0);
     assert_int_equal(armcii_sel_better(NULL, ARMCI_INT, &a, &b), 0);
     /* unaligned operands */
     unsigned char ra[1 + sizeof(long)], rb[3 + sizeof(long)];
@@ -855,6 +929,7 @@ int main(void)
         cmocka_unit_test(test_reduce_int_types),
         cmocka_unit_test(test_reduce_fp_types),
         cmocka_unit_test(test_reduce_op_codes),
+        cmocka_unit_test(test_reduce_op_prefix),
         cmocka_unit_test(test_reduce_unaligned_and_empty),
         cmocka_unit_test(test_sel_better),
     };
