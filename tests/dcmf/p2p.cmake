@@ -38,7 +38,8 @@ if(CMAKE_SCRIPT_MODE_FILE)
   return()
 endif()
 
-foreach(prog dcmf_messager dcmf_onesided dcmf_send dcmf_control dcmf_irq dcmf_errors dcmf_many)
+foreach(prog dcmf_messager dcmf_onesided dcmf_send dcmf_control dcmf_irq dcmf_errors dcmf_many
+        dcmf_reuse)
   add_executable(${prog} ${prog}.c dtest.h)
   target_link_libraries(${prog} PRIVATE dcmf)
 endforeach()
@@ -64,6 +65,10 @@ dcmf_job_test(dcmf_consistency_test 2 2 180)
 dcmf_job_test(dcmf_consistency_test 1 2 180)
 dcmf_job_test(dcmf_errors 2 2 60)
 dcmf_job_test(dcmf_errors 1 2 60)
+# request storage: the library's own record of what is in use, not the
+# storage's contents
+dcmf_job_test(dcmf_reuse 2 2 120)
+dcmf_job_test(dcmf_reuse 1 3 120)
 dcmf_job_test(dcmf_many 8 8 120)
 
 # FIFO back-pressure: depth 2 makes every third put wait; the default

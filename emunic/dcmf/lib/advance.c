@@ -36,7 +36,7 @@ static void on_done(const struct emu_msg *c)
     if (dcmfl_fifo_done(c))
         return;
     struct dcmfl_req *r = (struct dcmfl_req *)(uintptr_t)c->cookie;
-    if (r->magic != DCMFL_REQ_MAGIC || r->kind != DCMFL_R_RECV || !r->active) {
+    if (!dcmfl_busy_has(r) || r->magic != DCMFL_REQ_MAGIC || r->kind != DCMFL_R_RECV) {
         fprintf(stderr, "emunic dcmf: rank %u: completion for an unknown request %p dropped\n",
                 dcmfl.rank, (void *)r);
         return;

@@ -143,27 +143,25 @@ static int unpack(const DCQuad *mi, unsigned count, size_t peer, struct coll_hdr
 
 /* ---- deferred completions ---- */
 
-/* Completions taken off the deferred list whose callbacks have not run
- * yet: their requests are still in use. */
-static struct coll_deferred *running;
-
+/* A request stays in use (dcmfl_busy_*) until just before its callback
+ * runs: the client may reuse it from the callback on. */
 static void run_deferred(void)
 {
-    struct coll_deferred *rest = running;
-    running = deferred; /* callbacks may defer more: those wait for their own kick */
+    struct coll_deferred *list = deferred; /* callbacks may defer more: those wait for their own kick */
     deferred = deferred_tail = NULL;
     kick_posted = 0;
-    while (running) {
-        struct coll_deferred *d = running;
-        running = d->next;
+    while (list) {
+        struct coll_deferred *d = list;
+        list = d->next;
         DCMF_Callback_t cb = d->cb;
         DCMF_Error_t e = {d->err};
         DCMF_Result err = d->err;
+        if (d->req)
+            dcmfl_busy_del(d->req);
         free(d);
         if (cb.function)
             cb.function(cb.clientdata, err == DCMF_SUCCESS ? NULL : &e);
     }
-    running = rest;
 }
 
 static void defer(DCMF_Callback_t cb, DCMF_Result err, struct coll_reqobj *req)
@@ -171,6 +169,8 @@ static void defer(DCMF_Callback_t cb, DCMF_Result err, struct coll_reqobj *req)
     struct coll_deferred *d = malloc(sizeof *d);
     if (!d) {
         fprintf(stderr, "emunic dcmf: rank %u: out of memory; a collective completes early\n", dcmfl.rank);
+        if (req)
+            dcmfl_busy_del(req);
         DCMF_Error_t e = {err};
         if (cb.function)
             cb.function(cb.clientdata, err == DCMF_SUCCESS ? NULL : &e);
@@ -364,24 +364,15 @@ void coll_leave(void)
     api_depth--;
 }
 
-DCMF_Result coll_check_request(const char *fn, void *req)
+DCMF_Result coll_check_request(const char *fn, void *req, size_t len)
 {
     if (!req)
         return dcmfl_fail(DCMF_INVAL, fn, "request is NULL");
-    int busy = 0;
-    for (struct coll_inst *in = active; in && !busy; in = in->next)
-        busy = (void *)in->req == req;
-    for (struct coll_deferred *d = deferred; d && !busy; d = d->next)
-        busy = (void *)d->req == req;
-    for (struct coll_deferred *d = running; d && !busy; d = d->next)
-        busy = (void *)d->req == req;
-    if (busy)
-        return dcmfl_fail(DCMF_INVAL, fn, "the request is still in use by a collective that has not completed");
-    return DCMF_SUCCESS;
+    return dcmfl_check_free(fn, req, len);
 }
 
 struct coll_inst *coll_inst_new(struct coll_group *g, enum coll_kind kind, DCMF_Callback_t cb,
-                                DCMF_Consistency cons, void *req)
+                                DCMF_Consistency cons, void *req, size_t req_len)
 {
     struct coll_inst *in = calloc(1, sizeof *in);
     if (!in)
@@ -391,6 +382,7 @@ struct coll_inst *coll_inst_new(struct coll_group *g, enum coll_kind kind, DCMF_
     in->cb = cb;
     in->cons = cons;
     in->req = req;
+    in->req_len = req_len;
     return in;
 }
 
@@ -454,6 +446,8 @@ void coll_finish(struct coll_inst *in)
         defer(cb, err, req);
         return;
     }
+    if (req)
+        dcmfl_busy_del(req);
     if (cb.function) {
         DCMF_Error_t e = {err};
         cb.function(cb.clientdata, err == DCMF_SUCCESS ? NULL : &e);
@@ -501,7 +495,7 @@ DCMF_Result coll_end(DCMF_Result rc)
 
 DCMF_Result coll_launch(const char *fn, struct coll_inst *in, DCMF_Result setup)
 {
-    if (setup != DCMF_SUCCESS) {
+    if (setup != DCMF_SUCCESS || (in->req && dcmfl_busy_add(in->req, in->req_len) != 0)) {
         coll_inst_free(in);
         return dcmfl_fail(DCMF_ERROR, fn, "out of memory");
     }

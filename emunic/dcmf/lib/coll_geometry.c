@@ -373,7 +373,7 @@ DCMF_Result DCMF_Barrier(DCMF_Geometry_t *geometry, DCMF_Callback_t cb_done, DCM
     if (!found)
         return coll_end(dcmfl_fail(DCMF_INVAL, fn, "none of geometry %u's %u barrier protocols can run on it",
                                   g->id, g->nbar));
-    struct coll_inst *in = coll_inst_new(g, CK_BARRIER, cb_done, consistency, NULL);
+    struct coll_inst *in = coll_inst_new(g, CK_BARRIER, cb_done, consistency, NULL, 0);
     if (!in)
         return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
     return coll_end(coll_launch(fn, in, coll_setup_barrier(in)));
@@ -390,13 +390,13 @@ DCMF_Result DCMF_Allreduce(DCMF_CollectiveProtocol_t *registration, DCMF_Collect
     if (rc != DCMF_SUCCESS)
         return rc;
     if ((rc = usable(fn, registration, CP_ALLREDUCE, g)) != DCMF_SUCCESS ||
-        (rc = coll_check_request(fn, request)) != DCMF_SUCCESS ||
+        (rc = coll_check_request(fn, request, sizeof *request)) != DCMF_SUCCESS ||
         (rc = coll_check_op(fn, op, dt)) != DCMF_SUCCESS)
         return coll_end(rc);
     if (count && (!sbuffer || !rbuffer))
         return coll_end(dcmfl_fail(DCMF_INVAL, fn, "%s is NULL with count %u",
                                   sbuffer ? "rbuffer" : "sbuffer", count));
-    struct coll_inst *in = coll_inst_new(g, CK_ALLREDUCE, cb_done, consistency, request);
+    struct coll_inst *in = coll_inst_new(g, CK_ALLREDUCE, cb_done, consistency, request, sizeof *request);
     if (!in)
         return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
     return coll_end(coll_launch(fn, in, coll_setup_reduce(in, 0, sbuffer, rbuffer, count, dt, op, 1)));
@@ -412,7 +412,7 @@ DCMF_Result DCMF_Broadcast(DCMF_CollectiveProtocol_t *registration, DCMF_Collect
     if (rc != DCMF_SUCCESS)
         return rc;
     if ((rc = usable(fn, registration, CP_BROADCAST, g)) != DCMF_SUCCESS ||
-        (rc = coll_check_request(fn, request)) != DCMF_SUCCESS)
+        (rc = coll_check_request(fn, request, sizeof *request)) != DCMF_SUCCESS)
         return coll_end(rc);
     uint32_t rm = g->n; /* root is a rank; the tree needs its member index */
     for (uint32_t i = 0; i < g->n; i++)
@@ -422,7 +422,7 @@ DCMF_Result DCMF_Broadcast(DCMF_CollectiveProtocol_t *registration, DCMF_Collect
         return coll_end(dcmfl_fail(DCMF_INVAL, fn, "root rank %u is not in geometry %u", root, g->id));
     if (bytes && !src)
         return coll_end(dcmfl_fail(DCMF_INVAL, fn, "src is NULL with %u bytes", bytes));
-    struct coll_inst *in = coll_inst_new(g, CK_BCAST, cb_done, consistency, request);
+    struct coll_inst *in = coll_inst_new(g, CK_BCAST, cb_done, consistency, request, sizeof *request);
     if (!in)
         return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
     return coll_end(coll_launch(fn, in, coll_setup_bcast(in, rm, src, bytes)));

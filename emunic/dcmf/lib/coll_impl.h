@@ -76,6 +76,7 @@ struct coll_inst {
     DCMF_Consistency cons;
     DCMF_Callback_t cb;
     struct coll_reqobj *req;
+    size_t req_len; /* of the storage req points into */
     DCMF_Result err;
     unsigned inflight; /* sends not locally complete */
     /* trees: positions relative to the root member */
@@ -114,10 +115,13 @@ DCMF_Result coll_ensure(const char *fn);
  * a message to self, so callbacks always run inside advance. */
 void coll_enter(void);
 void coll_leave(void);
-/* DCMF_INVAL (with a message) if the request is NULL or still in use. */
-DCMF_Result coll_check_request(const char *fn, void *req);
+/* DCMF_INVAL (with a message) if the request is NULL or [req, req+len)
+ * is still in use (dcmfl_busy_*). */
+DCMF_Result coll_check_request(const char *fn, void *req, size_t len);
+/* req (NULL: none) and the length of its storage; coll_launch records it
+ * in use until just before the callback. */
 struct coll_inst *coll_inst_new(struct coll_group *g, enum coll_kind kind, DCMF_Callback_t cb,
-                                DCMF_Consistency cons, void *req);
+                                DCMF_Consistency cons, void *req, size_t req_len);
 /* Number the instance, make it matchable, feed it what arrived early. */
 void coll_start(struct coll_inst *in);
 /* A send of the instance's (or, with in NULL, a kick to self). */

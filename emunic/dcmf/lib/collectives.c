@@ -74,7 +74,7 @@ static DCMF_Result global_begin(const char *fn, DCMF_Protocol_t *registration,
     if (rc == DCMF_SUCCESS && !dcmfl_proto_of(fn, registration, kind))
         rc = DCMF_INVAL;
     if (rc == DCMF_SUCCESS)
-        rc = coll_check_request(fn, request);
+        rc = coll_check_request(fn, request, sizeof *request);
     if (rc != DCMF_SUCCESS) {
         dcmfl_unlock();
         return rc;
@@ -91,7 +91,7 @@ DCMF_Result DCMF_GlobalBarrier(DCMF_Protocol_t *registration, DCMF_Request_t *re
     if (rc != DCMF_SUCCESS)
         return rc;
     struct coll_inst *in = coll_inst_new(&coll_global, CK_BARRIER, cb_done,
-                                         DCMF_MATCH_CONSISTENCY, request);
+                                         DCMF_MATCH_CONSISTENCY, request, sizeof *request);
     if (!in)
         return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
     return coll_end(coll_launch(fn, in, coll_setup_barrier(in)));
@@ -111,7 +111,8 @@ DCMF_Result DCMF_GlobalBcast(DCMF_Protocol_t *registration, DCMF_Request_t *requ
         return coll_end(dcmfl_fail(DCMF_INVAL, fn, "root %u out of range (size %u)", root, dcmfl.size));
     if (bytes && !buffer)
         return coll_end(dcmfl_fail(DCMF_INVAL, fn, "buffer is NULL with %u bytes", bytes));
-    struct coll_inst *in = coll_inst_new(&coll_global, CK_BCAST, cb_done, consistency, request);
+    struct coll_inst *in = coll_inst_new(&coll_global, CK_BCAST, cb_done, consistency, request,
+                                         sizeof *request);
     if (!in)
         return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
     return coll_end(coll_launch(fn, in, coll_setup_bcast(in, root, buffer, bytes)));
@@ -136,7 +137,8 @@ DCMF_Result DCMF_GlobalAllreduce(DCMF_Protocol_t *registration, DCMF_Request_t *
     if (count && (!sbuffer || (gets && !rbuffer)))
         return coll_end(dcmfl_fail(DCMF_INVAL, fn, "%s is NULL with count %u",
                                      sbuffer ? "rbuffer" : "sbuffer", count));
-    struct coll_inst *in = coll_inst_new(&coll_global, CK_ALLREDUCE, cb_done, consistency, request);
+    struct coll_inst *in = coll_inst_new(&coll_global, CK_ALLREDUCE, cb_done, consistency, request,
+                                         sizeof *request);
     if (!in)
         return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
     rc = coll_setup_reduce(in, root < 0 ? 0 : (uint32_t)root, sbuffer, rbuffer, count, dt, op,

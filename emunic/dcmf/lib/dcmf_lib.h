@@ -64,8 +64,7 @@ struct dcmfl_req {
     uint8_t consistency;
     uint8_t count;   /* msginfo quads */
     uint8_t pending; /* EMU_DONE_* callbacks the client still expects */
-    uint8_t pad_;
-    uint8_t active;
+    uint8_t pad_[2]; /* (whether it is in use is dcmfl_busy_*'s record) */
     uint32_t rank;
     uint32_t key;    /* remote region key (put, get) */
     uint64_t bytes;
@@ -146,6 +145,18 @@ void dcmfl_fifo_undo(struct dcmfl_req *r, uint64_t cookie);
  * callbacks; returns 0 if the cookie is not a descriptor (fifo.c). */
 int dcmfl_fifo_done(const struct emu_msg *c);
 void dcmfl_fifo_fini(void);
+
+/* Request storage in use by operations that have not completed (busy.c):
+ * [p, p+len) from the post until just before the last callback. The
+ * record is the library's; the storage's contents are never trusted. */
+int dcmfl_busy_add(const void *p, size_t len); /* -1: out of memory */
+void dcmfl_busy_del(const void *p);
+int dcmfl_busy_has(const void *p);             /* exactly p is in use */
+int dcmfl_busy_overlaps(const void *p, size_t len);
+void dcmfl_busy_clear(void);
+/* DCMF_INVAL with "the request is still in use..." if [p, p+len)
+ * overlaps storage in use, else DCMF_SUCCESS. */
+DCMF_Result dcmfl_check_free(const char *fn, const void *p, size_t len);
 
 /* Map an emunic -errno from posting to a DCMF result. */
 DCMF_Result dcmfl_post_result(const char *fn, int rc);

@@ -54,7 +54,7 @@ static void give(struct desc *d)
 
 void dcmfl_fifo_undo(struct dcmfl_req *r, uint64_t cookie)
 {
-    r->active = 0;
+    dcmfl_busy_del(r);
     if (cookie)
         give((struct desc *)(uintptr_t)cookie);
 }
@@ -120,7 +120,7 @@ int dcmfl_fifo_done(const struct emu_msg *c)
             ack = r->ack;
         r->pending &= (uint8_t)~mine;
         if (!r->pending) { /* the client may reuse it from its callback on */
-            r->active = 0;
+            dcmfl_busy_del(r);
             d->r = NULL;
         }
     }

@@ -57,6 +57,13 @@ DCMF_Result dcmfl_check_rank(const char *fn, size_t rank)
     return DCMF_SUCCESS;
 }
 
+DCMF_Result dcmfl_check_free(const char *fn, const void *p, size_t len)
+{
+    if (dcmfl_busy_overlaps(p, len))
+        return dcmfl_fail(DCMF_INVAL, fn, "the request is still in use by an operation that has not completed");
+    return DCMF_SUCCESS;
+}
+
 DCMF_Result dcmfl_check_network(const char *fn, DCMF_Network net)
 {
     if ((unsigned)net >= DCMF_NETWORK_COUNT)
@@ -205,6 +212,7 @@ unsigned DCMF_Messager_finalize(void)
     dcmfl_collectives_fini();
     emunic_finalize();
     dcmfl_fifo_fini();
+    dcmfl_busy_clear();
     int32_t flag = DCMF_CriticalSection_flag;
     memset(&dcmfl.send, 0, sizeof dcmfl.send);
     memset(&dcmfl.ctl, 0, sizeof dcmfl.ctl);

@@ -152,7 +152,8 @@ DCMF_Result dcmfl_post_onesided(const char *fn, struct dcmfl_req *r)
     r->pending = EMU_DONE_LOCAL;
     if (r->kind == DCMFL_R_PUT && r->ack.function)
         r->pending |= EMU_DONE_REMOTE;
-    r->active = 1;
+    if (dcmfl_busy_add(r, sizeof(DCMF_Request_t)) != 0)
+        return dcmfl_post_result(fn, -ENOMEM);
     uint64_t cookie = dcmfl_fifo_take(r);
     int rc = -ENOMEM;
     if (!cookie)
@@ -188,8 +189,8 @@ static DCMF_Result prepare(const char *fn, struct dcmfl_req *r, DCMF_Protocol_t 
     if ((rc = dcmfl_check_consistency(fn, consistency)) != DCMF_SUCCESS ||
         (rc = dcmfl_check_rank(fn, rank)) != DCMF_SUCCESS)
         return rc;
-    if (r->magic == DCMFL_REQ_MAGIC && r->active)
-        return dcmfl_fail(DCMF_INVAL, fn, "the request is still in use by an operation that has not completed");
+    if ((rc = dcmfl_check_free(fn, r, sizeof(DCMF_Request_t))) != DCMF_SUCCESS)
+        return rc;
     struct dcmfl_mr *lm = mr_of(fn, local_m, "the local");
     struct dcmfl_mr *rm = mr_of(fn, remote_m, "the remote");
     if (!lm || !rm)
@@ -263,12 +264,18 @@ DCMF_Result DCMF_Restart(DCMF_Request_t *request)
     if (rc != DCMF_SUCCESS)
         return rc;
     struct dcmfl_req *r = (struct dcmfl_req *)request;
-    if (!r || r->magic != DCMFL_REQ_MAGIC || r->kind == DCMFL_R_RECV)
-        return dcmfl_fail(DCMF_INVAL, fn, "the request never carried a Send, Put or Get");
-    if (r->active)
-        return dcmfl_fail(DCMF_INVAL, fn, "the request has not completed yet");
+    if (!r)
+        return dcmfl_fail(DCMF_INVAL, fn, "request is NULL");
     dcmfl_lock();
-    rc = r->kind == DCMFL_R_SEND ? dcmfl_post_send(fn, r) : dcmfl_post_onesided(fn, r);
+    /* in use: the library's record; what it carried: the storage, which
+     * the client must leave as the last operation left it to restart it */
+    if (dcmfl_busy_overlaps(r, sizeof *request))
+        rc = dcmfl_fail(DCMF_INVAL, fn, "the request has not completed yet");
+    else if (r->magic != DCMFL_REQ_MAGIC || (r->kind != DCMFL_R_SEND && r->kind != DCMFL_R_PUT &&
+                                             r->kind != DCMFL_R_GET))
+        rc = dcmfl_fail(DCMF_INVAL, fn, "the request never carried a Send, Put or Get");
+    else
+        rc = r->kind == DCMFL_R_SEND ? dcmfl_post_send(fn, r) : dcmfl_post_onesided(fn, r);
     dcmfl_unlock();
     return rc;
 }

@@ -63,7 +63,8 @@ DCMF_Result dcmfl_post_send(const char *fn, struct dcmfl_req *r)
     if (r->consistency == DCMF_RELAXED_CONSISTENCY || r->consistency == DCMF_WEAK_CONSISTENCY)
         flags |= EMU_F_UNORDERED;
     r->pending = EMU_DONE_LOCAL;
-    r->active = 1;
+    if (dcmfl_busy_add(r, sizeof(DCMF_Request_t)) != 0)
+        return dcmfl_post_result(fn, -ENOMEM);
     uint64_t cookie = dcmfl_fifo_take(r);
     int rc = !cookie ? -ENOMEM
                      : emunic_am_send(r->rank, DCMFL_AM_ID(r->proto->space, r->proto->id), r->msginfo,
@@ -98,8 +99,8 @@ DCMF_Result DCMF_Send(DCMF_Protocol_t *registration, DCMF_Request_t *request,
         rc = dcmfl_fail(DCMF_INVAL, fn, "msginfo is NULL with count %u", count);
     else if (bytes && !src)
         rc = dcmfl_fail(DCMF_INVAL, fn, "src is NULL with %zu bytes", bytes);
-    else if (r->magic == DCMFL_REQ_MAGIC && r->active)
-        rc = dcmfl_fail(DCMF_INVAL, fn, "the request is still in use by an operation that has not completed");
+    else
+        rc = dcmfl_check_free(fn, r, sizeof *request);
     if (rc == DCMF_SUCCESS) {
         memset(r, 0, sizeof *r);
         r->magic = DCMFL_REQ_MAGIC;
@@ -140,6 +141,7 @@ void dcmfl_recv_done(struct dcmfl_req *r, int status)
     if (st != EMU_OK)
         fprintf(stderr, "emunic dcmf: rank %u: receiving a send from rank %u failed: %s\n",
                 dcmfl.rank, r->rank, emu_status_str((unsigned)st));
+    dcmfl_busy_del(r);
     if (r->raddr == TMP_MARK) {
         struct tmp_recv *t = (struct tmp_recv *)r;
         if (st == EMU_OK) /* a short callback has no way to hear of a failure */
@@ -149,7 +151,6 @@ void dcmfl_recv_done(struct dcmfl_req *r, int status)
         free(t);
         return;
     }
-    r->active = 0;
     DCMF_Callback_t cb = r->done;
     if (cb.function) {
         if (st == EMU_OK) {
@@ -200,7 +201,6 @@ static void deliver_send(const struct emu_msg *am, struct dcmfl_proto *p)
         }
         t->r.magic = DCMFL_REQ_MAGIC;
         t->r.kind = DCMFL_R_RECV;
-        t->r.active = 1;
         t->r.rank = am->src;
         t->r.raddr = TMP_MARK;
         memcpy(t->r.msginfo, mi, am->hlen);
@@ -209,7 +209,9 @@ static void deliver_send(const struct emu_msg *am, struct dcmfl_proto *p)
         t->peer = am->src;
         t->count = count;
         t->p = p;
-        if (emunic_am_accept(am, buf, len, (uint64_t)(uintptr_t)&t->r) != 0) {
+        if (dcmfl_busy_add(&t->r, sizeof t->r) != 0 ||
+            emunic_am_accept(am, buf, len, (uint64_t)(uintptr_t)&t->r) != 0) {
+            dcmfl_busy_del(&t->r);
             free(buf);
             free(t);
         }
@@ -236,16 +238,28 @@ static void deliver_send(const struct emu_msg *am, struct dcmfl_proto *p)
             cb.function(cb.clientdata, NULL);
         return;
     }
+    if (dcmfl_busy_overlaps(req, sizeof *req)) {
+        fprintf(stderr, "emunic dcmf: rank %u: the receive callback of protocol %u returned a request "
+                        "still in use by an operation that has not completed; %zu bytes from rank %u dropped\n",
+                dcmfl.rank, id, len, am->src);
+        discard(am);
+        return;
+    }
     struct dcmfl_req *r = (struct dcmfl_req *)req;
     memset(r, 0, sizeof *r);
     r->magic = DCMFL_REQ_MAGIC;
     r->kind = DCMFL_R_RECV;
-    r->active = 1;
     r->rank = am->src;
     r->bytes = rcvlen;
     r->done = cb;
+    if (dcmfl_busy_add(r, sizeof *req) != 0) {
+        fprintf(stderr, "emunic dcmf: rank %u: out of memory receiving %zu bytes from rank %u; dropped\n",
+                dcmfl.rank, len, am->src);
+        discard(am);
+        return;
+    }
     if (emunic_am_accept(am, rcvbuf, rcvlen, (uint64_t)(uintptr_t)r) != 0)
-        r->active = 0;
+        dcmfl_busy_del(r);
 }
 
 /* ---- control ---- */
