@@ -133,7 +133,7 @@ static int kill_one(pid_t pid, const char *jobid, pid_t *killed, int nk)
 /* SIGKILL the job's live processes and wait until they are gone. */
 static int kill_job(const struct emu_job *j, const char *jobid)
 {
-    uint32_t nn = j->hdr->nnodes, nr = j->hdr->nranks;
+    uint32_t nn = j->geo.nnodes, nr = j->geo.nranks;
     pid_t *killed = calloc((size_t)nn + nr + 1, sizeof *killed);
     if (!killed)
         return 0;
@@ -163,7 +163,7 @@ static enum verdict judge(const char *jobid, int *nkilled, char *why,
     struct emu_job j;
     int rc = emu_job_attach(&j, jobid);
     if (rc == 0) {
-        pid_t lp = j.hdr->launcher_pid;
+        pid_t lp = j.geo.launcher_pid;
         enum verdict v = STALE;
         if (lp == 0 && newest_age(jobid) < FRESH_S)
             v = LIVE; /* its launcher is still creating it */

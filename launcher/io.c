@@ -138,6 +138,9 @@ static void dispatch(struct launcher *L, const struct epoll_event *ev)
         if (L->pmi)
             pmi_pending(L->pmi, idx);
         break;
+    case TAG_REPORT:
+        ctl_on_report(L);
+        break;
     }
 }
 

@@ -19,6 +19,7 @@ enum io_tag {
     TAG_PMI,       /* a rank's PMI connection; low 32 bits: rank */
     TAG_PMI_LISTEN,/* --pmi-port: the listening socket */
     TAG_PMI_PEND,  /* --pmi-port: a connection before its initack */
+    TAG_REPORT,    /* a daemon names a rank that broke its queues (ctl.c) */
 };
 
 static inline uint64_t io_tag(enum io_tag t, uint32_t idx)

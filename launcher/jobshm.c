@@ -59,7 +59,9 @@ int jobshm_create(struct launcher *L)
     }
     L->job_made = true;
     L->job.hdr->launcher_pid = (int32_t)getpid();
-    netopts_apply(o, emu_job_netcfg(&L->job), L->job.hdr->created_ns);
+    if (ctl_create(L) < 0)
+        return 1;
+    netopts_apply(o, emu_job_netcfg(&L->job), L->job.geo.created_ns);
     if (o->verbose)
         report_plan(L, emu_job_size(&p));
     return 0;
@@ -67,6 +69,7 @@ int jobshm_create(struct launcher *L)
 
 void jobshm_destroy(struct launcher *L)
 {
+    ctl_destroy(L);
     if (L->job_made)
         emu_job_detach(&L->job);
     L->job_made = false;

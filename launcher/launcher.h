@@ -23,6 +23,8 @@ enum phase { PH_STARTING, PH_RUNNING, PH_STOPPING, PH_TEARDOWN };
 /* How long daemons may take to set their ready flag. */
 #define READY_LIMIT_S 10
 
+struct emu_ctl;
+
 struct launcher {
     const struct opts *o;
     uint32_t nranks;
@@ -32,6 +34,10 @@ struct launcher {
     bool job_made;
     struct emu_job job;
     int *efds;                 /* one eventfd doorbell per node */
+    struct emu_ctl *ctl;       /* the daemons' control block (ctl.c) */
+    int ctl_fd;                /* its memfd, inherited by daemons only */
+    int report[2];             /* daemons -> launcher: a rank broke its queues */
+    uint8_t *culprit;          /* [nranks] named by a daemon already */
     pid_t self;
     pid_t pgid;                /* the job's process group, 0 until made */
     struct procs procs;
@@ -60,6 +66,14 @@ void signals_take(struct launcher *L);
 /* jobshm.c */
 int jobshm_create(struct launcher *L);
 void jobshm_destroy(struct launcher *L);
+
+/* ctl.c: the daemons' control block and report pipe (emunic/ctl.h) */
+int ctl_create(struct launcher *L);            /* -1 after a message */
+int ctl_watch(struct launcher *L);             /* into the epoll set */
+void ctl_rank_started(struct launcher *L, uint32_t rank, pid_t pid);
+void ctl_on_report(struct launcher *L);
+void ctl_close_daemon_end(struct launcher *L); /* once every daemon has it */
+void ctl_destroy(struct launcher *L);
 
 /* spawn.c: return 0, or -1 after a message */
 int spawn_daemon(struct launcher *L, uint32_t node);

@@ -14,7 +14,7 @@ void report_plan(const struct launcher *L, uint64_t shm_bytes)
         "heap %llu KiB per rank, shm %.1f MiB in %s", L->jobid, o->nnodes,
         o->nnodes == 1 ? "" : "s", o->rpn, o->rpn == 1 ? "" : "s", L->nranks,
         L->nranks == 1 ? "" : "s", o->nic, bind_kind_name(o->bind),
-        (unsigned long long)(L->job.hdr->heap_size >> 10),
+        (unsigned long long)(L->job.geo.heap_size >> 10),
         (double)shm_bytes / (1 << 20), emu_shm_dir());
 }
 

@@ -21,6 +21,7 @@ static void launcher_init(struct launcher *L, const struct opts *o)
     L->nranks = o->nnodes * o->rpn;
     L->self = getpid();
     L->epfd = L->sigfd = L->tfd_timeout = L->tfd_grace = L->tfd_tick = -1;
+    L->ctl_fd = L->report[0] = L->report[1] = -1;
     L->forced = -1;
     L->first_failure = -1;
     L->phase = PH_STARTING;
@@ -42,7 +43,7 @@ static int start(struct launcher *L)
         msg("out of memory");
         return -1;
     }
-    if (pmi_init(L) < 0)
+    if (pmi_init(L) < 0 || ctl_watch(L) < 0)
         return -1;
     /* orphans of ranks come back to us, so we can reap them at the end */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
@@ -51,6 +52,7 @@ static int start(struct launcher *L)
     for (uint32_t i = 0; i < L->o->nnodes; i++)
         if (spawn_daemon(L, i) < 0)
             return -1;
+    ctl_close_daemon_end(L); /* the daemons hold it now */
     L->ready_deadline = emu_now_ns() + READY_LIMIT_S * 1000000000ll;
     L->tick_ns = FIRST_TICK_NS;
     io_arm(L->tfd_tick, L->tick_ns);

@@ -49,8 +49,9 @@ static void child_stdio(const struct child_io *io)
         dup2(io->err, STDERR_FILENO);
 }
 
-/* Close at exec everything but stdio and the doorbells the child needs:
- * a daemon rings its peers' doorbells, a rank only its own node's. */
+/* Close at exec everything but stdio and the descriptors the child needs:
+ * a daemon rings its peers' doorbells and keeps the control block and the
+ * report pipe; a rank keeps only its own node's doorbell. */
 static void child_fds(const struct launcher *L, int rank_node)
 {
     uint32_t nn = L->o->nnodes;
@@ -59,6 +60,10 @@ static void child_fds(const struct launcher *L, int rank_node)
         for (uint32_t i = 0; i < nn; i++)
             if (rank_node < 0 || (uint32_t)rank_node == i)
                 fcntl(L->efds[i], F_SETFD, 0);
+        if (rank_node < 0) {
+            fcntl(L->ctl_fd, F_SETFD, 0);
+            fcntl(L->report[1], F_SETFD, 0);
+        }
         return;
     }
 #endif
@@ -66,6 +71,10 @@ static void child_fds(const struct launcher *L, int rank_node)
     for (uint32_t i = 0; rank_node >= 0 && i < nn; i++)
         if ((uint32_t)rank_node != i)
             close(L->efds[i]);
+    if (rank_node < 0) {
+        fcntl(L->ctl_fd, F_SETFD, 0);
+        fcntl(L->report[1], F_SETFD, 0);
+    }
 }
 
 static void child_signals(const struct launcher *L)
@@ -104,8 +113,14 @@ static _Noreturn void child_exec(const struct launcher *L, uint32_t node,
         setenv_u("EMUNIC_SIZE", L->nranks);
         setenv_u("EMUNIC_LOCAL_RANK", (uint32_t)rank % L->o->rpn);
         setenv_u("EMUNIC_LOCAL_SIZE", L->o->rpn);
-        machine_dilate_env(L->o->dilate, L->job.hdr->created_ns); /* --dilate: ranks only */
+        machine_dilate_env(L->o->dilate, L->job.geo.created_ns); /* --dilate: ranks only */
+        /* the rank's own copies of what it must not take from the segment
+         * (which its peers can write): its doorbell, and who may trace it */
+        setenv_u("EMUNIC_DOORBELL_FD", (uint32_t)L->efds[node]);
+        setenv_u("EMUNIC_LAUNCHER_PID", (uint32_t)L->self);
     } else { /* a launcher started inside a job must not leak its rank */
+        unsetenv("EMUNIC_DOORBELL_FD");
+        unsetenv("EMUNIC_LAUNCHER_PID");
         unsetenv("EMUNIC_RANK");
         unsetenv("EMUNIC_SIZE");
         unsetenv("EMUNIC_LOCAL_RANK");
@@ -208,9 +223,11 @@ int spawn_daemon(struct launcher *L, uint32_t node)
             strerror(errno));
         return -1;
     }
-    char nodestr[16];
+    char nodestr[16], ctlstr[16], repstr[16];
     snprintf(nodestr, sizeof nodestr, "%u", node);
-    char *argv[] = {L->nicd, "--job", L->jobid, "--node", nodestr, NULL};
+    snprintf(ctlstr, sizeof ctlstr, "%d", L->ctl_fd);
+    snprintf(repstr, sizeof repstr, "%d", L->report[1]);
+    char *argv[] = {L->nicd, "--job", L->jobid, "--node", nodestr, "--ctl", ctlstr, "--report", repstr, NULL};
     struct child_io io = {-1, pout[1], perr[1], -1};
 
     pid_t pid = fork();
@@ -261,7 +278,8 @@ int spawn_rank(struct launcher *L, uint32_t rank)
         close_pair(perr);
         return -1;
     }
-    atomic_store(&L->job.ranks[rank].pid, (int32_t)pid);
+    ctl_rank_started(L, rank, pid);
+    atomic_store(&L->job.ranks[rank].pid, (int32_t)pid); /* for tools; daemons take ctl's */
     char prefix[32];
     snprintf(prefix, sizeof prefix, "[n%u.r%u] ", node, rank);
     adopt(L, procs_rank(&L->procs, rank), pid, pout, perr, prefix);

@@ -52,21 +52,32 @@ void stats_load(const struct emu_job *j, uint32_t n, uint64_t *v)
         return;
     }
     memset(v, 0, NCTR * sizeof *v);
-    for (uint32_t k = 0; k < j->hdr->nnodes; k++)
+    for (uint32_t k = 0; k < j->geo.nnodes; k++)
         load_one(&j->nodes[k].ctr, v, 1);
 }
 
 static double elapsed_s(const struct emu_job *j)
 {
-    return (double)(emu_now_ns() - j->hdr->created_ns) / 1e9;
+    return (double)(emu_now_ns() - j->geo.created_ns) / 1e9;
 }
 
 #define COLS 8 /* NIC columns per block of the text table */
 
+/* The network configuration as the tools print it: a snapshot with its
+ * strings terminated, since any rank may have written over it. */
+static void net_snapshot(const struct emu_job *j, struct emu_netcfg *net)
+{
+    memcpy(net, emu_job_netcfg(j), sizeof *net);
+    net->m.name[sizeof net->m.name - 1] = 0;
+    net->m.mapping[sizeof net->m.mapping - 1] = 0;
+    net->trace_dir[sizeof net->trace_dir - 1] = 0;
+}
+
 void stats_print_text(FILE *f, const struct emu_job *j)
 {
-    const struct emu_job_hdr *h = j->hdr;
-    const struct emu_netcfg *net = emu_job_netcfg(j);
+    const struct emu_job_geo *h = &j->geo;
+    struct emu_netcfg snap, *net = &snap;
+    net_snapshot(j, net);
     uint32_t nn = h->nnodes;
     uint64_t tot[NCTR], (*v)[NCTR] = calloc(nn, sizeof *v);
     if (!v) {
@@ -140,8 +151,9 @@ static void jcounters(FILE *f, const uint64_t *v)
 
 int stats_print_json(FILE *f, const struct emu_job *j, bool live)
 {
-    const struct emu_job_hdr *h = j->hdr;
-    const struct emu_netcfg *net = emu_job_netcfg(j);
+    const struct emu_job_geo *h = &j->geo;
+    struct emu_netcfg snap, *net = &snap;
+    net_snapshot(j, net);
     const struct emu_machine *m = &net->m;
     uint64_t v[NCTR];
     fprintf(f, "{\n  \"format\": \"emunic-stats\",\n  \"version\": 1,\n  \"live\": %s,\n  \"job\": ",

@@ -25,7 +25,8 @@ static void rank_ended(struct launcher *L, struct proc *p, int st)
     if (r == 0) /* nobody left to read the forwarded stdin */
         fwd_stop(L->fwd);
     bool live_phase = L->phase == PH_RUNNING;
-    if (!status_ok(st) && live_phase) {
+    /* a rank a daemon named is already reported (ctl.c), and we ended it */
+    if (!status_ok(st) && live_phase && !(L->culprit && L->culprit[r])) {
         char how[96];
         status_describe(st, how, sizeof how);
         msg("rank %u (node %u) %s", r, r / L->o->rpn, how);

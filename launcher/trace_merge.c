@@ -70,13 +70,16 @@ static void meta(FILE *out, const char *what, uint32_t pid, long tid, const char
 
 long trace_merge(const char *dir, FILE *out, const struct emu_job *j)
 {
-    const struct emu_job_hdr *h = j->hdr;
+    const struct emu_job_geo *h = &j->geo;
     uint32_t rpn = h->ranks_per_node;
+    char machine[sizeof emu_job_netcfg(j)->m.name];
+    memcpy(machine, emu_job_netcfg(j)->m.name, sizeof machine);
+    machine[sizeof machine - 1] = 0;
     int first = 1;
     fprintf(out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"format\":\"emunic-trace\","
                  "\"version\":1,\"job\":\"%s\",\"nic\":\"%s\",\"machine\":\"%s\",\"nodes\":%u,"
                  "\"ranks_per_node\":%u},\n\"traceEvents\":[",
-            h->jobid, h->nic, emu_job_netcfg(j)->m.name, h->nnodes, rpn);
+            h->jobid, h->nic, machine, h->nnodes, rpn);
     for (uint32_t n = 0; n < h->nnodes; n++) {
         char name[48];
         snprintf(name, sizeof name, "node %u", n);

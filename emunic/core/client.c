@@ -107,6 +107,16 @@ int emunic_init(void)
         rc = -EPROTO;
         goto out;
     }
+    /* Our node's doorbell comes from the launcher, not from the segment,
+     * which every rank of the job can write. */
+    uint32_t efd;
+    if (env_u32("EMUNIC_DOORBELL_FD", &efd) != 0 || efd > INT32_MAX || fcntl((int)efd, F_GETFD) < 0) {
+        fprintf(stderr, "emunic: EMUNIC_DOORBELL_FD is not an open descriptor: start ranks with emunic-run\n");
+        emu_job_detach(&CL.job);
+        rc = -EBADF;
+        goto out;
+    }
+    CL.doorbell_fd = (int)efd;
     /* Our NIC reads and writes our private memory with process_vm_*;
      * under Yama that needs our consent (EINVAL: no Yama, nothing to do). */
     prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);

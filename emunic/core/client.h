@@ -18,6 +18,7 @@ struct emu_client {
     struct emu_rank_info *me;
     struct emu_node_info *mynode;
     struct emu_ring cmd; /* we produce */
+    int doorbell_fd;     /* our node's NIC doorbell, as the launcher gave it */
     struct emu_ring cq;  /* we consume, under cq_mu */
     pthread_mutex_t cq_mu;
     /* completions taken off the queue but not yet returned, FIFO */

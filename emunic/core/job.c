@@ -66,11 +66,37 @@ static int params_ok(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq, u
     return 1;
 }
 
-static void bind_tables(struct emu_job *j)
+/* Take the geometry from a validated header (a private snapshot on
+ * attach) and point the tables with it. */
+static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
 {
+    struct emu_job_geo *g = &j->geo;
+    g->nnodes = h->nnodes;
+    g->ranks_per_node = h->ranks_per_node;
+    g->nranks = h->nranks;
+    g->cmd_slots = h->cmd_slots;
+    g->cq_slots = h->cq_slots;
+    g->wire_slots = h->wire_slots;
+    g->heap_size = h->heap_size;
+    g->off_ranks = h->off_ranks;
+    g->off_nodes = h->off_nodes;
+    g->off_cmd = h->off_cmd;
+    g->off_cq = h->off_cq;
+    g->off_wire = h->off_wire;
+    g->off_net = h->off_net;
+    g->off_links = h->off_links;
+    g->cmd_bytes = h->cmd_bytes;
+    g->cq_bytes = h->cq_bytes;
+    g->wire_bytes = h->wire_bytes;
+    g->created_ns = h->created_ns;
+    g->launcher_pid = h->launcher_pid;
+    memcpy(g->jobid, h->jobid, sizeof g->jobid);
+    g->jobid[sizeof g->jobid - 1] = 0;
+    memcpy(g->nic, h->nic, sizeof g->nic);
+    g->nic[sizeof g->nic - 1] = 0;
     char *b = (char *)j->hdr;
-    j->ranks = (struct emu_rank_info *)(b + j->hdr->off_ranks);
-    j->nodes = (struct emu_node_info *)(b + j->hdr->off_nodes);
+    j->ranks = (struct emu_rank_info *)(b + g->off_ranks);
+    j->nodes = (struct emu_node_info *)(b + g->off_nodes);
 }
 
 int emu_job_create(struct emu_job *j, const char *jobid,
@@ -113,19 +139,20 @@ int emu_job_create(struct emu_job *j, const char *jobid,
     h->created_ns = emu_now_ns();
     snprintf(h->jobid, sizeof h->jobid, "%s", jobid);
     snprintf(h->nic, sizeof h->nic, "%s", p->nic);
-    bind_tables(j);
-    for (uint32_t r = 0; r < h->nranks; r++) {
+    bind_tables(j, h);
+    const struct emu_job_geo *g = &j->geo;
+    for (uint32_t r = 0; r < g->nranks; r++) {
         struct emu_rank_info *ri = &j->ranks[r];
-        ri->node = r / h->ranks_per_node;
-        ri->local = r % h->ranks_per_node;
-        ri->heap_size = h->heap_size;
+        ri->node = r / g->ranks_per_node;
+        ri->local = r % g->ranks_per_node;
+        ri->heap_size = g->heap_size;
         emu_waiter_init(&ri->cq_waiter, -1);
-        emu_ring_format(emu_job_cmd_ring(j, r), h->cmd_slots);
-        emu_ring_format(emu_job_cq_ring(j, r), h->cq_slots);
+        emu_ring_format(emu_job_cmd_ring(j, r), g->cmd_slots);
+        emu_ring_format(emu_job_cq_ring(j, r), g->cq_slots);
     }
-    for (uint32_t n = 0; n < h->nnodes; n++) {
+    for (uint32_t n = 0; n < g->nnodes; n++) {
         emu_waiter_init(&j->nodes[n].doorbell, efds ? efds[n] : -1);
-        emu_ring_format(emu_job_wire_ring(j, n), h->wire_slots);
+        emu_ring_format(emu_job_wire_ring(j, n), g->wire_slots);
     }
     /* the ideal machine until the launcher says otherwise */
     struct emu_netcfg *net = emu_job_netcfg(j);
@@ -169,12 +196,18 @@ int emu_job_attach(struct emu_job *j, const char *jobid)
     j->hdr = p;
     j->size = size;
     j->fd = -1;
-    if (!header_ok(j->hdr, size)) {
+    /* check and use one private snapshot: the shared header may change
+     * under us (a rank's stray store) between a check and a use */
+    struct emu_job_hdr snap;
+    memset(&snap, 0, sizeof snap);
+    if (size >= sizeof snap)
+        memcpy(&snap, p, sizeof snap);
+    if (!header_ok(&snap, size)) {
         munmap(p, size);
         j->hdr = NULL;
         return -EPROTO;
     }
-    bind_tables(j);
+    bind_tables(j, &snap);
     return 0;
 }
 
@@ -190,27 +223,27 @@ void emu_job_detach(struct emu_job *j)
 
 void *emu_job_cmd_ring(const struct emu_job *j, uint32_t rank)
 {
-    return (char *)j->hdr + j->hdr->off_cmd + (uint64_t)rank * j->hdr->cmd_bytes;
+    return (char *)j->hdr + j->geo.off_cmd + (uint64_t)rank * j->geo.cmd_bytes;
 }
 
 void *emu_job_cq_ring(const struct emu_job *j, uint32_t rank)
 {
-    return (char *)j->hdr + j->hdr->off_cq + (uint64_t)rank * j->hdr->cq_bytes;
+    return (char *)j->hdr + j->geo.off_cq + (uint64_t)rank * j->geo.cq_bytes;
 }
 
 void *emu_job_wire_ring(const struct emu_job *j, uint32_t node)
 {
-    return (char *)j->hdr + j->hdr->off_wire + (uint64_t)node * j->hdr->wire_bytes;
+    return (char *)j->hdr + j->geo.off_wire + (uint64_t)node * j->geo.wire_bytes;
 }
 
 struct emu_netcfg *emu_job_netcfg(const struct emu_job *j)
 {
-    return (struct emu_netcfg *)((char *)j->hdr + j->hdr->off_net);
+    return (struct emu_netcfg *)((char *)j->hdr + j->geo.off_net);
 }
 
 _Atomic uint64_t *emu_job_links(const struct emu_job *j)
 {
-    return (_Atomic uint64_t *)((char *)j->hdr + j->hdr->off_links);
+    return (_Atomic uint64_t *)((char *)j->hdr + j->geo.off_links);
 }
 
 void emu_jobid_new(char *buf, size_t n)

@@ -35,31 +35,40 @@ static long futex(_Atomic uint32_t *addr, int op, uint32_t val,
 
 _Atomic uint64_t *emu_waiter_ring_counter;
 
-static void ring(struct emu_waiter *w)
+static void count_ring(struct emu_waiter *w)
 {
     atomic_fetch_add_explicit(&w->doorbells, 1, memory_order_relaxed);
     if (emu_waiter_ring_counter)
         atomic_fetch_add_explicit(emu_waiter_ring_counter, 1, memory_order_relaxed);
-    if (w->efd >= 0) {
-        uint64_t one = 1;
-        ssize_t rc = write(w->efd, &one, sizeof one);
-        (void)rc; /* counter saturation cannot happen: the reader drains */
-    } else {
-        atomic_fetch_add(&w->seq, 1);
-        futex(&w->seq, FUTEX_WAKE, INT_MAX, NULL);
-    }
 }
 
 void emu_waiter_notify(struct emu_waiter *w)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (w->efd < 0 && atomic_load_explicit(&w->sleepers, memory_order_relaxed) == 0)
+    if (atomic_load_explicit(&w->sleepers, memory_order_relaxed) == 0)
         return;
     if (atomic_load_explicit(&w->sleeping, memory_order_relaxed) == 0)
         return;
     if (atomic_exchange(&w->sleeping, 0) == 0)
         return; /* another producer rang already */
-    ring(w);
+    count_ring(w);
+    atomic_fetch_add(&w->seq, 1);
+    futex(&w->seq, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+void emu_waiter_notify_fd(struct emu_waiter *w, int efd)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&w->sleeping, memory_order_relaxed) == 0)
+        return;
+    if (atomic_exchange(&w->sleeping, 0) == 0)
+        return; /* another producer rang already */
+    count_ring(w);
+    if (efd >= 0) {
+        uint64_t one = 1;
+        ssize_t rc = write(efd, &one, sizeof one);
+        (void)rc; /* counter saturation cannot happen: the reader drains */
+    }
 }
 
 /* Why this is safe with several sleepers: each one reads seq, counts

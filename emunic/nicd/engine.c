@@ -1,6 +1,7 @@
 /* The daemon's loop: take commands from this node's ranks and packets from
  * the wire, route each to the NIC that owns its target, and park whatever a
  * full queue refuses (in order) instead of ever blocking on a peer. */
+#include "emunic/ctl.h"
 #include "emunic/fault.h"
 #include "nic.h"
 #include "trace.h"
@@ -54,6 +55,37 @@ static int mq_flush(struct emu_nic *nic, struct mq *q, struct emu_ring *r)
     return n;
 }
 
+/* The same for a local rank's completion queue, through the guard. */
+static int cq_flush(struct emu_nic *nic, uint32_t l)
+{
+    struct mq *q = &nic->cq_backlog[l];
+    int n = 0;
+    while (q->head && guard_cq_push(nic, l, &q->head->m) == 0) {
+        struct mq_node *d = q->head;
+        q->head = d->next;
+        if (!q->head)
+            q->tail = NULL;
+        q->n--;
+        nic->backlog_total--;
+        free(d);
+        n++;
+    }
+    return n;
+}
+
+static void cq_drop(struct emu_nic *nic, uint32_t l)
+{
+    struct mq *q = &nic->cq_backlog[l];
+    nic->backlog_total -= q->n;
+    while (q->head) {
+        struct mq_node *d = q->head;
+        q->head = d->next;
+        free(d);
+    }
+    q->tail = NULL;
+    q->n = 0;
+}
+
 static void mq_clear(struct mq *q)
 {
     while (q->head) {
@@ -86,7 +118,7 @@ struct emu_nic_counters *emu_nic_counters(struct emu_nic *nic) { return nic->ctr
 
 uint32_t emu_nic_node_of(const struct emu_nic *nic, uint32_t rank)
 {
-    return rank / nic->job.hdr->ranks_per_node;
+    return rank / nic->rpn;
 }
 
 int emu_nic_check(struct emu_nic *nic, uint32_t rank, uint32_t key,
@@ -99,7 +131,7 @@ int emu_nic_check(struct emu_nic *nic, uint32_t rank, uint32_t key,
 
 int emu_nic_eq_refuse(struct emu_nic *nic, uint32_t rank)
 {
-    const struct emu_netcfg *net = emu_job_netcfg(&nic->job);
+    const struct emu_netcfg *net = &nic->net;
     uint32_t l = rank - nic->first;
     if (!net->nrules || rank < nic->first || l >= nic->nlocal)
         return 0;
@@ -119,11 +151,14 @@ int emu_nic_eq_refuse(struct emu_nic *nic, uint32_t rank)
 void emu_nic_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *cqe)
 {
     uint32_t l = rank - nic->first;
-    if (rank < nic->first || l >= nic->nlocal)
+    if (rank < nic->first || l >= nic->nlocal || nic->fenced[rank])
         return;
     struct mq *q = &nic->cq_backlog[l];
-    if (q->head || emu_ring_push(&nic->cq[l], cqe) != 0)
+    if (q->head || guard_cq_push(nic, l, cqe) != 0) {
+        if (nic->fenced[rank])
+            return;
         mq_put(nic, q, cqe);
+    }
     EMU_CTR_ADD(nic->ctr, completions, 1);
     if (TRACE_ON() && cqe->op == EMU_CQ_DONE)
         trace_cmd_done(nic, rank, cqe);
@@ -154,7 +189,7 @@ static void wire_push(struct emu_nic *nic, uint32_t node, const struct emu_msg *
     struct mq *q = &nic->wire_backlog[node];
     if (q->head || emu_ring_push(&nic->wire_out[node], m) != 0)
         mq_put(nic, q, m);
-    emu_waiter_notify(&nic->job.nodes[node].doorbell);
+    emu_waiter_notify_fd(&nic->job.nodes[node].doorbell, nic->doorbell_fd[node]);
 }
 
 /* Bytes a message puts on the wire besides its header: writes and AMs
@@ -347,23 +382,29 @@ static void handle_wire(struct emu_nic *nic, struct emu_msg *m)
 
 #define CMD_BATCH 32
 #define WIRE_BATCH 64
-
 static int turn(struct emu_nic *nic)
 {
     int work = 0;
     struct emu_msg m;
-    for (uint32_t l = 0; l < nic->nlocal; l++)
-        for (int k = 0; k < CMD_BATCH && emu_ring_pop(&nic->cmd[l], &m) == 0; k++, work++)
+    for (uint32_t l = 0; l < nic->nlocal; l++) {
+        const uint8_t *off = &nic->fenced[nic->first + l];
+        for (int k = 0; k < CMD_BATCH && !*off && emu_ring_pop(&nic->cmd[l], &m) == 0; k++, work++)
             handle_cmd(nic, nic->first + l, &m);
+    }
     for (int k = 0; k < WIRE_BATCH && emu_ring_pop(&nic->wire_in, &m) == 0; k++, work++)
         handle_wire(nic, &m);
     if (nic->backlog_total) {
-        for (uint32_t n = 0; n < nic->job.hdr->nnodes; n++)
+        for (uint32_t n = 0; n < nic->nnodes; n++)
             if (nic->wire_backlog[n].head && mq_flush(nic, &nic->wire_backlog[n], &nic->wire_out[n]))
-                emu_waiter_notify(&nic->job.nodes[n].doorbell);
-        for (uint32_t l = 0; l < nic->nlocal; l++)
-            if (nic->cq_backlog[l].head && mq_flush(nic, &nic->cq_backlog[l], &nic->cq[l]))
+                emu_waiter_notify_fd(&nic->job.nodes[n].doorbell, nic->doorbell_fd[n]);
+        for (uint32_t l = 0; l < nic->nlocal; l++) {
+            if (!nic->cq_backlog[l].head)
+                continue;
+            if (nic->fenced[nic->first + l])
+                cq_drop(nic, l); /* nobody will take them */
+            else if (cq_flush(nic, l))
                 emu_waiter_notify(&nic->job.ranks[nic->first + l].cq_waiter);
+        }
     }
     if (LINK_ON())
         work += link_progress(nic);
@@ -377,7 +418,7 @@ static bool has_work(void *arg)
     if (emu_ring_ready(&nic->wire_in))
         return true;
     for (uint32_t l = 0; l < nic->nlocal; l++)
-        if (emu_ring_ready(&nic->cmd[l]))
+        if (!nic->fenced[nic->first + l] && emu_ring_ready(&nic->cmd[l]))
             return true;
     return false;
 }
@@ -385,9 +426,9 @@ static bool has_work(void *arg)
 int nic_run(struct emu_nic *nic)
 {
     int64_t last = emu_now_ns();
-    model.net = emu_job_netcfg(&nic->job);
+    model.net = &nic->net;
     model.links = emu_job_links(&nic->job);
-    model.nnodes = nic->job.hdr->nnodes;
+    model.nnodes = nic->nnodes;
     if (inject_init(model.net, model.nnodes, nic->node) != 0)
         return -ENOMEM;
     model.inject = inject_on();
@@ -398,13 +439,19 @@ int nic_run(struct emu_nic *nic)
         prctl(PR_SET_TIMERSLACK, 1000UL); /* wake within ~1 us of a due time */
         cong_init(model.net, model.links, model.nnodes, nic->node, last);
     }
-    while (!nic->stop && !atomic_load_explicit(&nic->job.hdr->abort, memory_order_relaxed)) {
+    /* The shared abort flag is the ranks' (any rank can set it): the
+     * launcher stops us with SIGTERM. */
+    while (!nic->stop) {
         int moved = model.on ? model_progress(nic, emu_now_ns()) : 0;
         if (turn(nic) || moved) {
             last = emu_now_ns();
+            if (last - nic->last_scan > GUARD_SCAN_NS)
+                guard_scan(nic, last);
             continue;
         }
         int64_t now = emu_now_ns();
+        if (now - nic->last_scan > GUARD_SCAN_NS)
+            guard_scan(nic, now);
         if (now - last < nic->poll_ns) {
             EMU_CTR_ADD(nic->ctr, polls_idle, 1);
             sched_yield();
@@ -427,7 +474,7 @@ int nic_run(struct emu_nic *nic)
         idle_wait(nic->idle, tmo);
         /* normally the launcher's death signals us; this covers the race
          * where it died before we asked for that signal */
-        if (kill(nic->job.hdr->launcher_pid, 0) != 0 && errno == ESRCH)
+        if (kill(nic->launcher_pid, 0) != 0 && errno == ESRCH)
             nic->stop = 1;
         atomic_store(&nic->doorbell->sleeping, 0);
         EMU_CTR_ADD(nic->ctr, wakeups, 1);
@@ -442,44 +489,65 @@ int nic_run(struct emu_nic *nic)
 
 /* ---- set-up ---- */
 
-int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node)
+int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, int report_fd)
 {
     memset(nic, 0, sizeof *nic);
+    nic->report_fd = -1;
+    /* no rank runs before every daemon is ready, so what we copy from the
+     * segment here is what the launcher wrote */
     int rc = emu_job_attach(&nic->job, jobid);
-    if (rc)
+    if (rc) {
+        if (ctl_fd >= 0)
+            close(ctl_fd);
         return rc;
-    struct emu_job_hdr *h = nic->job.hdr;
-    if (node >= h->nnodes)
+    }
+    const struct emu_job_geo *g = &nic->job.geo;
+    nic->nnodes = g->nnodes;
+    nic->rpn = g->ranks_per_node;
+    nic->nranks = g->nranks;
+    nic->launcher_pid = g->launcher_pid;
+    memcpy(&nic->net, emu_job_netcfg(&nic->job), sizeof nic->net);
+    nic->net.trace_dir[sizeof nic->net.trace_dir - 1] = 0;
+    if (nic->net.nrules > EMU_FAULT_MAX)
+        nic->net.nrules = 0;
+    if ((rc = guard_open(nic, ctl_fd, report_fd)) != 0)
+        return rc;
+    if (node >= g->nnodes)
         return -EINVAL;
     nic->node = node;
-    nic->nranks = h->nranks;
-    nic->nlocal = h->ranks_per_node;
-    nic->first = node * h->ranks_per_node;
+    nic->nlocal = g->ranks_per_node;
+    nic->first = node * g->ranks_per_node;
     nic->ctr = &nic->job.nodes[node].ctr;
     nic->doorbell = &nic->job.nodes[node].doorbell;
     nic->cmd = calloc(nic->nlocal, sizeof *nic->cmd);
     nic->cq = calloc(nic->nlocal, sizeof *nic->cq);
     nic->cq_backlog = calloc(nic->nlocal, sizeof *nic->cq_backlog);
-    nic->wire_out = calloc(h->nnodes, sizeof *nic->wire_out);
-    nic->wire_backlog = calloc(h->nnodes, sizeof *nic->wire_backlog);
+    nic->wire_out = calloc(g->nnodes, sizeof *nic->wire_out);
+    nic->wire_backlog = calloc(g->nnodes, sizeof *nic->wire_backlog);
     nic->eq_asked = calloc(nic->nlocal, sizeof *nic->eq_asked);
-    if (!nic->cmd || !nic->cq || !nic->cq_backlog || !nic->wire_out || !nic->wire_backlog || !nic->eq_asked)
+    nic->fenced = calloc(nic->nranks, sizeof *nic->fenced);
+    nic->cq_tail = calloc(nic->nlocal, sizeof *nic->cq_tail);
+    nic->cmd_stuck = calloc(nic->nlocal, sizeof *nic->cmd_stuck);
+    if (!nic->cmd || !nic->cq || !nic->cq_backlog || !nic->wire_out || !nic->wire_backlog || !nic->eq_asked ||
+        !nic->fenced || !nic->cq_tail || !nic->cmd_stuck)
         return -ENOMEM;
-    for (uint32_t l = 0; l < nic->nlocal; l++)
-        if (emu_ring_attach(&nic->cmd[l], emu_job_cmd_ring(&nic->job, nic->first + l), h->cmd_slots) ||
-            emu_ring_attach(&nic->cq[l], emu_job_cq_ring(&nic->job, nic->first + l), h->cq_slots))
+    for (uint32_t l = 0; l < nic->nlocal; l++) {
+        if (emu_ring_attach(&nic->cmd[l], emu_job_cmd_ring(&nic->job, nic->first + l), g->cmd_slots) ||
+            emu_ring_attach(&nic->cq[l], emu_job_cq_ring(&nic->job, nic->first + l), g->cq_slots))
             return -EPROTO;
-    for (uint32_t n = 0; n < h->nnodes; n++)
-        if (emu_ring_attach(&nic->wire_out[n], emu_job_wire_ring(&nic->job, n), h->wire_slots))
+        nic->cq_tail[l] = atomic_load(&nic->cq[l].shm->tail);
+    }
+    for (uint32_t n = 0; n < g->nnodes; n++)
+        if (emu_ring_attach(&nic->wire_out[n], emu_job_wire_ring(&nic->job, n), g->wire_slots))
             return -EPROTO;
-    if (emu_ring_attach(&nic->wire_in, emu_job_wire_ring(&nic->job, node), h->wire_slots))
+    if (emu_ring_attach(&nic->wire_in, emu_job_wire_ring(&nic->job, node), g->wire_slots))
         return -EPROTO;
     if ((rc = xfer_init(nic)) != 0)
         return rc;
-    nic->idle = idle_open(nic->doorbell->efd);
+    nic->idle = idle_open(nic->doorbell_fd[node]);
     if (!nic->idle)
         return -ENOMEM;
-    nic->poll_ns = emu_poll_budget_ns(h->nranks + h->nnodes);
+    nic->poll_ns = emu_poll_budget_ns(g->nranks + g->nnodes);
     if ((rc = modules_init(nic)) != 0)
         return rc;
     if ((rc = link_init(nic, wire_send)) != 0)
@@ -495,12 +563,10 @@ void nic_close(struct emu_nic *nic)
     link_fini(nic);
     trace_close(nic);
     modules_fini(nic);
-    if (nic->job.hdr) {
-        for (uint32_t l = 0; nic->cq_backlog && l < nic->nlocal; l++)
-            mq_clear(&nic->cq_backlog[l]);
-        for (uint32_t n = 0; nic->wire_backlog && n < nic->job.hdr->nnodes; n++)
-            mq_clear(&nic->wire_backlog[n]);
-    }
+    for (uint32_t l = 0; nic->cq_backlog && l < nic->nlocal; l++)
+        mq_clear(&nic->cq_backlog[l]);
+    for (uint32_t n = 0; nic->wire_backlog && n < nic->nnodes; n++)
+        mq_clear(&nic->wire_backlog[n]);
     if (nic->idle)
         idle_close(nic->idle);
     xfer_fini(nic);
@@ -510,5 +576,9 @@ void nic_close(struct emu_nic *nic)
     free(nic->wire_out);
     free(nic->wire_backlog);
     free(nic->eq_asked);
+    free(nic->fenced);
+    free(nic->cq_tail);
+    free(nic->cmd_stuck);
+    guard_close(nic);
     emu_job_detach(&nic->job);
 }

@@ -947,7 +947,7 @@ static void timed_faults(int64_t now)
                     (double)(r->end_ns - r->start_ns) / 1e9, (double)t / 1e9);
             note("hang", L.me, L.me, NULL);
             int64_t left = r->end_ns - t;
-            while (left > 0 && !nic->stop && !atomic_load(&nic->job.hdr->abort)) {
+            while (left > 0 && !nic->stop) {
                 sleep_ns(left < 10000000 ? left : 10000000);
                 left = r->end_ns - job_time(emu_now_ns());
             }
@@ -959,7 +959,7 @@ static void timed_faults(int64_t now)
             _exit(70);
         } else if (r->kind == EMU_FAULT_KILL && !r->after_msgs) {
             uint32_t rank = (uint32_t)r->rank_a;
-            pid_t pid = atomic_load(&nic->job.ranks[rank].pid);
+            pid_t pid = guard_rank_pid(nic, rank);
             /* a rank not started yet is killed once it is, not never */
             if (emu_nic_node_of(nic, rank) != L.me || pid <= 0)
                 continue;
@@ -1007,7 +1007,7 @@ void link_note(struct emu_nic *nic, const struct emu_msg *m)
             c < r->after_msgs)
             continue;
         L.fired[i] = 1;
-        pid_t pid = atomic_load(&nic->job.ranks[m->src].pid);
+        pid_t pid = guard_rank_pid(nic, m->src);
         fprintf(stderr, "emunic-nicd: node %u: injected fault: kill rank %u after %llu messages\n", L.me, m->src,
                 (unsigned long long)c);
         note("kill", L.me, L.me, m);
@@ -1023,12 +1023,12 @@ int link_init(struct emu_nic *nic, link_wire_fn wire)
     memset(&L, 0, sizeof L);
     L.nic = nic;
     L.wire = wire;
-    L.net = emu_job_netcfg(&nic->job);
+    L.net = &nic->net;
     L.drain = -1;
     if (L.net->nrules == 0 || L.net->nrules > EMU_FAULT_MAX)
         return 0; /* no plan: the link layer stays out of the way */
     L.me = nic->node;
-    L.nnodes = nic->job.hdr->nnodes;
+    L.nnodes = nic->nnodes;
     L.nrules = L.net->nrules;
     L.rules = L.net->rules;
     L.unreliable = !(L.net->flags & EMU_NET_RELIABLE);
@@ -1073,7 +1073,7 @@ void link_fini(struct emu_nic *nic)
             fprintf(stderr, "link %u->%u: srtt %lld us rttvar %lld us rto %lld us next %u una %u expect %u\n", L.me, n,
                     (long long)L.peers[n].srtt / 1000, (long long)L.peers[n].rttvar / 1000,
                     (long long)L.peers[n].rto / 1000, L.peers[n].next, L.peers[n].una, L.peers[n].expect);
-    if (L.bumped && nic->job.hdr)
+    if (L.bumped)
         nic->backlog_total--;
     for (uint32_t n = 0; L.peers && n < L.nnodes; n++) {
         struct peer *p = &L.peers[n];

@@ -22,11 +22,13 @@ static void on_term(int sig)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: emunic-nicd --job JOBID --node N\n"
+            "usage: emunic-nicd --job JOBID --node N --ctl FD [--report FD]\n"
             "The emulated NIC daemon of node N of job JOBID. emunic-run starts one per\n"
             "node; there is no reason to start it by hand except under a debugger.\n"
             "  --job JOBID   job whose shared memory to attach\n"
             "  --node N      node index (0-based)\n"
+            "  --ctl FD      the launcher's control block (doorbells, rank pids)\n"
+            "  --report FD   where to tell the launcher about a rank that broke its queues\n"
             "  -h, --help    this text\n");
 }
 
@@ -35,11 +37,13 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         {"job", required_argument, 0, 'j'},
         {"node", required_argument, 0, 'n'},
+        {"ctl", required_argument, 0, 'c'},
+        {"report", required_argument, 0, 'r'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *job = NULL;
-    long node = -1;
+    long node = -1, ctl = -1, report = -1;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -55,6 +59,18 @@ int main(int argc, char **argv)
             }
             break;
         }
+        case 'c':
+        case 'r': {
+            char *end;
+            long fd = strtol(optarg, &end, 10);
+            if (*end || fd < 0 || fd > 1 << 20) {
+                fprintf(stderr, "emunic-nicd: --%s wants a descriptor, got '%s'\n", c == 'c' ? "ctl" : "report",
+                        optarg);
+                return 2;
+            }
+            *(c == 'c' ? &ctl : &report) = fd;
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -63,7 +79,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!job || node < 0) {
+    if (!job || node < 0 || ctl < 0) {
         usage(stderr);
         return 2;
     }
@@ -73,7 +89,7 @@ int main(int argc, char **argv)
     sa.sa_handler = on_term; /* no SA_RESTART: the io_uring wait must return */
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
-    int rc = nic_open(&the_nic, job, (uint32_t)node);
+    int rc = nic_open(&the_nic, job, (uint32_t)node, (int)ctl, (int)report);
     if (rc) {
         fprintf(stderr, "emunic-nicd: node %ld of job %s: cannot start: %s\n", node, job, strerror(-rc));
         nic_close(&the_nic);

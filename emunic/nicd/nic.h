@@ -1,12 +1,20 @@
 /* The daemon's private state and the split of its work across files:
  * engine.c (loop, routing, queues), target.c (target-side execution),
  * xfer.c (moving bytes between processes), idle.c (sleeping in io_uring),
- * modules.c (personality dispatch). */
+ * modules.c (personality dispatch), guard.c (what the daemon trusts about
+ * a rank, and what it does when a rank breaks its own structures).
+ *
+ * Trust: the job segment is writable by every rank. Everything the daemon
+ * indexes or addresses with (geometry, the network configuration, the
+ * doorbells, each rank's process and heap) is a private copy taken at
+ * start-up, from the launcher's control block or verified with the kernel;
+ * what stays shared (ring slots and sequence numbers) is checked on use. */
 #ifndef EMUNIC_NICD_NIC_H
 #define EMUNIC_NICD_NIC_H
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "emunic/job.h"
 #include "emunic/module.h"
@@ -18,10 +26,14 @@ struct mq {
     size_t n;
 };
 
+/* What we know of a rank's process, latched once (xfer.c): its pid,
+ * checked against the process the launcher started, and where that
+ * process has its heap mapped, read from the kernel (/proc/PID/maps). */
 struct heap_map {
-    char *ptr;      /* our mapping, NULL until first use */
+    char *ptr;      /* our mapping, NULL until latched */
     uint64_t rbase; /* the heap's address inside its rank */
     uint64_t size;
+    pid_t pid;      /* 0 until latched */
 };
 
 /* A long AM payload waiting at the source for the target to accept it. */
@@ -31,13 +43,48 @@ struct am_ticket {
     struct emu_msg am; /* the original request (header only) */
 };
 
-struct emu_idle; /* idle.c */
+struct emu_idle; /* guard.c */
+/* Map the control block (ctl_fd is closed) and take the doorbells from it. */
+int guard_open(struct emu_nic *nic, int ctl_fd, int report_fd);
+void guard_close(struct emu_nic *nic);
+/* The pid of the process the launcher started as rank, 0 if not yet. */
+pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank);
+/* Whether pid is anc or one of its descendants (walks /proc PPid links). */
+int guard_descends(pid_t pid, pid_t anc);
+/* Start of pid's mapping of the file (dev, ino) at offset 0, or 0. */
+uint64_t guard_map_base(pid_t pid, dev_t dev, ino_t ino);
+/* Stop serving rank: say why on stderr ("rank R (node N) corrupted its
+ * <what>: <detail>"), tell the launcher, drop its parked completions. */
+void nic_fence(struct emu_nic *nic, uint32_t rank, int what, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Checks of a local rank's command queue the consumer can make: called
+ * when idle and every GUARD_SCAN_NS while busy. */
+void guard_scan(struct emu_nic *nic, int64_t now);
+#define GUARD_SCAN_NS 50000000ll
+/* Push to local rank l's completion queue (we are its only producer) and
+ * check the shared tail and sequence against our own count. 0 or -1 (full,
+ * or the rank was fenced for a corrupt queue). */
+int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m);
+
+/* idle.c */
+
+struct emu_ctl;
 
 struct emu_nic {
     struct emu_job job;
-    uint32_t node, first, nlocal, nranks;
+    uint32_t node, first, nlocal, nranks, nnodes, rpn;
+    struct emu_netcfg net;     /* private copy, taken before any rank ran */
     struct emu_nic_counters *ctr;
     struct emu_waiter *doorbell;
+    int *doorbell_fd;          /* [nnodes] our descriptors of the daemons' doorbells */
+    const struct emu_ctl *ctl; /* the launcher's control block, read-only */
+    size_t ctl_size;
+    int report_fd;             /* to the launcher, or -1 */
+    pid_t launcher_pid;
+    uint8_t *fenced;           /* [nranks] 1: no longer served (guard.c) */
+    uint64_t *cq_tail;         /* [nlocal] entries we pushed to each local rank's CQ */
+    int64_t *cmd_stuck;        /* [nlocal] since when a claimed command slot stays empty */
+    int64_t last_scan;
     struct emu_ring *cmd;      /* [nlocal] we consume */
     struct emu_ring *cq;       /* [nlocal] we produce */
     struct mq *cq_backlog;     /* [nlocal] */
@@ -57,7 +104,7 @@ struct emu_nic {
 };
 
 /* engine.c */
-int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node);
+int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, int report_fd);
 void nic_close(struct emu_nic *nic);
 int nic_run(struct emu_nic *nic);
 
@@ -72,6 +119,29 @@ void xfer_fini(struct emu_nic *nic);
 /* Daemon pointer to [addr, addr+len) of rank's heap, or NULL if the range
  * is not entirely inside it (then process_vm_* is the road). */
 char *xfer_heap_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len);
+
+/* guard.c */
+/* Map the control block (ctl_fd is closed) and take the doorbells from it. */
+int guard_open(struct emu_nic *nic, int ctl_fd, int report_fd);
+void guard_close(struct emu_nic *nic);
+/* The pid of the process the launcher started as rank, 0 if not yet. */
+pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank);
+/* Whether pid is anc or one of its descendants (walks /proc PPid links). */
+int guard_descends(pid_t pid, pid_t anc);
+/* Start of pid's mapping of the file (dev, ino) at offset 0, or 0. */
+uint64_t guard_map_base(pid_t pid, dev_t dev, ino_t ino);
+/* Stop serving rank: say why on stderr ("rank R (node N) corrupted its
+ * <what>: <detail>"), tell the launcher, drop its parked completions. */
+void nic_fence(struct emu_nic *nic, uint32_t rank, int what, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Checks of a local rank's command queue the consumer can make: called
+ * when idle and every GUARD_SCAN_NS while busy. */
+void guard_scan(struct emu_nic *nic, int64_t now);
+#define GUARD_SCAN_NS 50000000ll
+/* Push to local rank l's completion queue (we are its only producer) and
+ * check the shared tail and sequence against our own count. 0 or -1 (full,
+ * or the rank was fenced for a corrupt queue). */
+int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m);
 
 /* idle.c */
 struct emu_idle *idle_open(int efd);

@@ -106,8 +106,10 @@ static int do_am(struct emu_nic *nic, const struct emu_msg *m)
 void nic_target(struct emu_nic *nic, struct emu_msg *m)
 {
     int st;
-    /* a finished or dead rank's memory is not a target any more */
-    if (atomic_load_explicit(&nic->job.ranks[m->dst].state, memory_order_acquire) == EMU_RANK_DONE) {
+    /* a finished or dead rank's memory is not a target any more, nor that
+     * of a rank we stopped serving */
+    if (nic->fenced[m->dst] ||
+        atomic_load_explicit(&nic->job.ranks[m->dst].state, memory_order_acquire) == EMU_RANK_DONE) {
         EMU_CTR_ADD(nic->ctr, errors, 1);
         if (m->flags & (EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ))
             emu_nic_ack(nic, m, EMU_E_DEAD, 0);

@@ -71,7 +71,7 @@ static void json_str(char *out, size_t n, const char *s)
 int trace_open(struct emu_nic *nic)
 {
     emu_waiter_ring_counter = &nic->ctr->doorbells;
-    const struct emu_netcfg *net = emu_job_netcfg(&nic->job);
+    const struct emu_netcfg *net = &nic->net;
     if (!(net->flags & EMU_NET_TRACE) || !net->trace_dir[0] ||
         memchr(net->trace_dir, 0, sizeof net->trace_dir) == NULL)
         return 0;
@@ -84,7 +84,7 @@ int trace_open(struct emu_nic *nic)
                 nic->node, path, strerror(-rc));
         return rc;
     }
-    uint32_t rpn = nic->job.hdr->ranks_per_node;
+    uint32_t rpn = nic->rpn;
     T.pid = nic->node;
     T.tid = nic->node * (rpn + 1);
     emu_nic_trace_on = 1;
@@ -241,7 +241,7 @@ void trace_cmd_done(struct emu_nic *nic, uint32_t rank, const struct emu_msg *cq
 
 void nic_note_wire_depth(struct emu_nic *nic, uint32_t node)
 {
-    if (node >= nic->job.hdr->nnodes)
+    if (node >= nic->nnodes)
         return;
     uint64_t d = nic->wire_backlog[node].n;
     if (d > atomic_load_explicit(&nic->ctr->queue_max, memory_order_relaxed))

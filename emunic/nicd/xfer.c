@@ -2,6 +2,7 @@
  * one memcpy; any other address is reached with process_vm_readv/writev on
  * the owning rank. Private-to-private needs a bounce through our memory:
  * the kernel offers no remote-to-remote copy. */
+#include "emunic/ctl.h"
 #include "nic.h"
 
 #include <errno.h>
@@ -10,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #define BOUNCE_BYTES (2u << 20)
@@ -35,26 +38,63 @@ void xfer_fini(struct emu_nic *nic)
     nic->tickets = NULL;
 }
 
-static struct heap_map *heap_of(struct emu_nic *nic, uint32_t rank)
+/* Latch rank's process and heap, once. The pid the rank published is
+ * accepted only if it is the process the launcher started as that rank
+ * or a descendant of it (a wrapper may fork); the heap's address in that
+ * process is read from the kernel, not from the rank's own entry. Until
+ * the rank is up (its heap mapped) nothing is latched and accesses to its
+ * memory fail; a pid naming somebody else's process fences the rank. */
+static struct heap_map *latch(struct emu_nic *nic, uint32_t rank)
 {
     struct heap_map *h = &nic->heaps[rank];
-    if (h->ptr)
-        return h;
-    uint64_t base = atomic_load_explicit(&nic->job.ranks[rank].heap_base, memory_order_acquire);
-    if (!base)
-        return NULL; /* rank has no heap yet: its memory is all private */
+    if (nic->fenced[rank] ||
+        atomic_load_explicit(&nic->job.ranks[rank].state, memory_order_acquire) != EMU_RANK_UP)
+        return NULL;
+    pid_t started = guard_rank_pid(nic, rank);
+    /* up means forked: the launcher records the pid right after fork, so
+     * a miss is a moment's race, not an absence */
+    for (int i = 0; started <= 0 && i < 2000; i++) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+        started = guard_rank_pid(nic, rank);
+    }
+    pid_t claim = atomic_load(&nic->job.ranks[rank].pid);
+    if (started <= 0)
+        return NULL;
+    if (claim <= 0 || (claim != started && !guard_descends(claim, started))) {
+        nic_fence(nic, rank, EMU_CTL_PROC, "its pid entry says %d, which is not process %d (started as rank %u) "
+                  "nor one of its descendants", (int)claim, (int)started, rank);
+        return NULL;
+    }
     char path[EMU_PATH_MAX], what[32];
     snprintf(what, sizeof what, "heap.%u", rank);
-    if (emu_shm_path(path, sizeof path, nic->job.hdr->jobid, what) != 0)
+    if (emu_shm_path(path, sizeof path, nic->job.geo.jobid, what) != 0)
         return NULL;
+    int fd;
     size_t size;
-    void *p = emu_shm_open(path, &size, NULL);
+    void *p = emu_shm_open(path, &size, &fd);
     if (!p)
         return NULL;
+    struct stat st;
+    uint64_t base = 0;
+    if (size == nic->job.geo.heap_size && fstat(fd, &st) == 0)
+        base = guard_map_base(claim, st.st_dev, st.st_ino);
+    close(fd);
+    if (!base) { /* not mapped there (yet): try again on the next access */
+        munmap(p, size);
+        return NULL;
+    }
     h->ptr = p;
     h->size = size;
     h->rbase = base;
+    h->pid = claim;
     return h;
+}
+
+static inline struct heap_map *heap_of(struct emu_nic *nic, uint32_t rank)
+{
+    struct heap_map *h = &nic->heaps[rank];
+    return h->pid ? h : latch(nic, rank);
 }
 
 char *xfer_heap_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len)
@@ -70,7 +110,10 @@ char *xfer_heap_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t 
 
 static pid_t pid_of(struct emu_nic *nic, uint32_t rank)
 {
-    return rank < nic->nranks ? atomic_load(&nic->job.ranks[rank].pid) : 0;
+    if (rank >= nic->nranks)
+        return 0;
+    struct heap_map *h = heap_of(nic, rank);
+    return h ? h->pid : 0;
 }
 
 /* One direction of process_vm_*, looping over partial transfers. */

@@ -74,12 +74,30 @@ struct emu_job_hdr {
     _Atomic uint32_t bar_gen;
 };
 
+/* The job's geometry as it was when the header was validated (create or
+ * attach), in the attacher's own memory. Every rank can write the shared
+ * header, so a daemon or launcher that re-read nnodes or an offset from it
+ * on each use could be steered out of bounds (or into a division by zero)
+ * by one stray store; they use this copy instead. */
+struct emu_job_geo {
+    uint32_t nnodes, ranks_per_node, nranks;
+    uint32_t cmd_slots, cq_slots, wire_slots;
+    uint64_t heap_size;
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire, off_net, off_links;
+    uint64_t cmd_bytes, cq_bytes, wire_bytes;
+    int64_t created_ns;
+    int32_t launcher_pid;
+    char jobid[EMU_JOBID_MAX];
+    char nic[16];
+};
+
 struct emu_job {
     struct emu_job_hdr *hdr;
     size_t size;
     int fd;
     struct emu_rank_info *ranks;
     struct emu_node_info *nodes;
+    struct emu_job_geo geo; /* private: use this, not hdr, for geometry */
 };
 
 /* Fill defaults for everything but nnodes/ranks_per_node. */
@@ -92,8 +110,9 @@ size_t emu_job_size(const struct emu_job_params *p);
  * in [2, 2^20]), -ENOSPC when the shm dir is full. */
 int emu_job_create(struct emu_job *j, const char *jobid,
                    const struct emu_job_params *p, const int *efds);
-/* Ranks, daemons, tools: map and validate. Returns 0 or -errno (-EPROTO for
- * a segment that is not a well-formed job). */
+/* Ranks, daemons, tools: map and validate (a snapshot of the header, so a
+ * store racing the check cannot slip past it), and fill j->geo. Returns 0
+ * or -errno (-EPROTO for a segment that is not a well-formed job). */
 int emu_job_attach(struct emu_job *j, const char *jobid);
 void emu_job_detach(struct emu_job *j);
 
@@ -109,7 +128,7 @@ _Atomic uint64_t *emu_job_links(const struct emu_job *j);
 
 static inline uint32_t emu_job_node_of(const struct emu_job *j, uint32_t rank)
 {
-    return rank / j->hdr->ranks_per_node;
+    return rank / j->geo.ranks_per_node;
 }
 
 /* Generate a fresh job id (pid + random bits), at most EMU_JOBID_MAX-1. */

@@ -18,7 +18,12 @@ struct emu_waiter {
      * the ringing producer disarms it, nobody else writes it). */
     _Alignas(64) _Atomic uint32_t sleeping;
     _Atomic uint32_t seq;                    /* futex word, bumped per ring */
-    int32_t efd;                             /* eventfd doorbell, or -1 */
+    /* eventfd doorbell (a NIC daemon's), or -1: shown to tools only. A
+     * producer rings its own private copy of the descriptor
+     * (emu_waiter_notify_fd): a number read from shared memory that any
+     * rank can write would make every producer write to whatever file
+     * that number is open as in its process. */
+    int32_t efd;
     _Atomic uint32_t sleepers;               /* futex flavour: threads in emu_waiter_block */
     _Atomic uint64_t wakeups;   /* times the consumer returned from a block */
     _Atomic uint64_t doorbells; /* times a producer had to ring */
@@ -28,8 +33,13 @@ struct emu_waiter {
 
 void emu_waiter_init(struct emu_waiter *w, int efd);
 
-/* Producer side, after publishing work: ring only if the consumer sleeps. */
+/* Producer side, after publishing work: ring only if the consumer sleeps.
+ * emu_waiter_notify wakes futex sleepers (emu_waiter_block); never an
+ * eventfd. emu_waiter_notify_fd rings a consumer that blocks on an eventfd
+ * (a NIC daemon): efd is the producer's own descriptor for it (< 0: only
+ * the flag is cleared). */
 void emu_waiter_notify(struct emu_waiter *w);
+void emu_waiter_notify_fd(struct emu_waiter *w, int efd);
 
 /* If set, every ring this process makes is also counted here (the NIC
  * daemon points it at its counters' doorbells). Set before any ring. */

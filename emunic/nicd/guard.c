@@ -1,0 +1,221 @@
+/* What the daemon trusts about a rank, and what it does when a rank breaks
+ * its own structures. A rank is a program being debugged: a wild store
+ * into the job segment is the normal case. The daemon takes a rank's
+ * process from the launcher's control block (emunic/ctl.h) and the kernel,
+ * never from the segment; and when a queue the rank shares with it is in a
+ * state no correct producer or consumer leaves it in, the daemon stops
+ * serving that rank, names it, and tells the launcher, which ends it. */
+#include "emunic/ctl.h"
+#include "nic.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+/* A claimed command slot that stays unfilled this long is a stuck queue:
+ * a producer needs microseconds between claiming a slot and filling it. */
+#define CMD_STUCK_NS (5000000000ll)
+
+int guard_open(struct emu_nic *nic, int ctl_fd, int report_fd)
+{
+    nic->report_fd = report_fd;
+    if (report_fd >= 0) /* a launcher that stopped reading must not stall us */
+        fcntl(report_fd, F_SETFL, fcntl(report_fd, F_GETFL) | O_NONBLOCK);
+    struct stat st;
+    size_t want = emu_ctl_size(nic->nnodes, nic->nranks);
+    if (ctl_fd < 0 || fstat(ctl_fd, &st) != 0 || (size_t)st.st_size != want)
+        return -EPROTO;
+    void *p = mmap(NULL, want, PROT_READ, MAP_SHARED, ctl_fd, 0);
+    close(ctl_fd);
+    if (p == MAP_FAILED)
+        return -errno;
+    nic->ctl = p;
+    nic->ctl_size = want;
+    if (nic->ctl->magic != EMU_CTL_MAGIC || nic->ctl->nnodes != nic->nnodes ||
+        nic->ctl->nranks != nic->nranks)
+        return -EPROTO;
+    nic->doorbell_fd = malloc(nic->nnodes * sizeof *nic->doorbell_fd);
+    if (!nic->doorbell_fd)
+        return -ENOMEM;
+    const int32_t *db = emu_ctl_doorbells(nic->ctl);
+    for (uint32_t n = 0; n < nic->nnodes; n++)
+        nic->doorbell_fd[n] = db[n];
+    return 0;
+}
+
+void guard_close(struct emu_nic *nic)
+{
+    if (nic->ctl)
+        munmap((void *)(uintptr_t)nic->ctl, nic->ctl_size);
+    nic->ctl = NULL;
+    free(nic->doorbell_fd);
+    nic->doorbell_fd = NULL;
+    if (nic->report_fd >= 0)
+        close(nic->report_fd);
+    nic->report_fd = -1;
+}
+
+pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank)
+{
+    if (!nic->ctl || rank >= nic->nranks)
+        return 0;
+    return atomic_load_explicit(&emu_ctl_pids(nic->ctl)[rank], memory_order_acquire);
+}
+
+static pid_t ppid_of(pid_t pid)
+{
+    char path[64], buf[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    /* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
+    char *e = strrchr(buf, ')');
+    int ppid;
+    char st;
+    if (!e || sscanf(e + 1, " %c %d", &st, &ppid) != 2)
+        return -1;
+    return ppid;
+}
+
+int guard_descends(pid_t pid, pid_t anc)
+{
+    /* a wrapper (a shell, timeout, a debugger) may stand between */
+    for (int depth = 0; depth < 16 && pid > 1; depth++) {
+        if (pid == anc)
+            return 1;
+        pid = ppid_of(pid);
+    }
+    return 0;
+}
+
+uint64_t guard_map_base(pid_t pid, dev_t dev, ino_t ino)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return 0;
+    char line[512];
+    uint64_t base = 0;
+    int found = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long lo, hi, off, inode;
+        unsigned maj, min;
+        char perm[8];
+        if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu", &lo, &hi, perm, &off, &maj, &min, &inode) != 7)
+            continue;
+        if (off != 0 || inode != (unsigned long long)ino || maj != major(dev) || min != minor(dev))
+            continue;
+        if (found++) { /* mapped twice: which one is the heap is not ours to guess */
+            base = 0;
+            break;
+        }
+        base = lo;
+    }
+    fclose(f);
+    return base;
+}
+
+void nic_fence(struct emu_nic *nic, uint32_t rank, int what, const char *fmt, ...)
+{
+    if (rank >= nic->nranks || nic->fenced[rank])
+        return;
+    nic->fenced[rank] = 1;
+    struct emu_ctl_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.magic = EMU_CTL_REPORT_MAGIC;
+    rep.rank = rank;
+    rep.node = emu_nic_node_of(nic, rank);
+    rep.what = (uint32_t)what;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rep.text, sizeof rep.text, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "emunic-nicd: node %u: rank %u (node %u) corrupted its %s: %s; no longer served\n",
+            nic->node, rank, rep.node, emu_ctl_what_name(rep.what), rep.text);
+    EMU_CTR_ADD(nic->ctr, errors, 1);
+    if (nic->report_fd >= 0) {
+        ssize_t k = write(nic->report_fd, &rep, sizeof rep);
+        (void)k; /* best effort: the line above says it too */
+    }
+}
+
+/* The consumer's view of a command ring: at our position the slot is
+ * either empty (sequence == position) or filled (position + 1), and the
+ * producers' tail lies in [position, position + capacity]. */
+static void scan_cmdq(struct emu_nic *nic, uint32_t l, int64_t now)
+{
+    struct emu_ring *r = &nic->cmd[l];
+    uint32_t rank = nic->first + l;
+    uint64_t h = r->head, cap = (uint64_t)r->mask + 1;
+    uint64_t s = atomic_load_explicit(&r->seq[h & r->mask], memory_order_acquire);
+    uint64_t t = atomic_load_explicit(&r->shm->tail, memory_order_relaxed);
+    if (s != h && s != h + 1) {
+        nic_fence(nic, rank, EMU_CTL_CMDQ, "slot of position %" PRIu64 " has sequence %" PRIu64
+                  " (expected %" PRIu64 " or %" PRIu64 ")", h, s, h, h + 1);
+        return;
+    }
+    if (t < h || t - h > cap) {
+        nic_fence(nic, rank, EMU_CTL_CMDQ, "tail %" PRIu64 " outside [%" PRIu64 ", %" PRIu64 "]",
+                  t, h, h + cap);
+        return;
+    }
+    /* claimed (tail past us) but never filled: the tail was moved */
+    if (s == h && t > h) {
+        if (!nic->cmd_stuck[l])
+            nic->cmd_stuck[l] = now;
+        else if (now - nic->cmd_stuck[l] > CMD_STUCK_NS)
+            nic_fence(nic, rank, EMU_CTL_CMDQ, "position %" PRIu64 " claimed (tail %" PRIu64
+                      ") but not filled for %lld s", h, t, CMD_STUCK_NS / 1000000000ll);
+    } else {
+        nic->cmd_stuck[l] = 0;
+    }
+}
+
+void guard_scan(struct emu_nic *nic, int64_t now)
+{
+    nic->last_scan = now;
+    for (uint32_t l = 0; l < nic->nlocal; l++)
+        if (!nic->fenced[nic->first + l])
+            scan_cmdq(nic, l, now);
+}
+
+int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m)
+{
+    struct emu_ring *r = &nic->cq[l];
+    uint32_t rank = nic->first + l;
+    uint64_t p = nic->cq_tail[l];
+    if (emu_ring_push(r, m) == 0) {
+        /* we are the only producer: the tail is ours to predict */
+        uint64_t t = atomic_load_explicit(&r->shm->tail, memory_order_relaxed);
+        if (__builtin_expect(t != p + 1, 0)) {
+            nic_fence(nic, rank, EMU_CTL_CQ, "tail %" PRIu64 " after the NIC's entry %" PRIu64, t, p + 1);
+            return -1;
+        }
+        nic->cq_tail[l] = p + 1;
+        return 0;
+    }
+    /* full: our slot must hold the entry of one lap ago, not yet taken */
+    uint64_t t = atomic_load_explicit(&r->shm->tail, memory_order_relaxed);
+    uint64_t s = atomic_load_explicit(&r->seq[p & r->mask], memory_order_acquire);
+    if (t != p)
+        nic_fence(nic, rank, EMU_CTL_CQ, "tail %" PRIu64 ", the NIC wrote %" PRIu64 " entries", t, p);
+    else if (s != p - r->mask)
+        nic_fence(nic, rank, EMU_CTL_CQ, "slot of position %" PRIu64 " has sequence %" PRIu64
+                  " (expected %" PRIu64 ")", p, s, p - r->mask);
+    return -1;
+}
