@@ -78,7 +78,8 @@ static void culprit(struct launcher *L, const struct emu_ctl_report *r)
     uint32_t node = r->rank / L->o->rpn;
     if (L->phase != PH_RUNNING && L->phase != PH_STARTING)
         return;
-    msg("rank %u (node %u) corrupted its %s: %s", r->rank, node, emu_ctl_what_name(r->what), text);
+    msg("rank %u (node %u) %s its %s: %s", r->rank, node, emu_ctl_verb(r->what), emu_ctl_what_name(r->what),
+        text);
     if (L->first_failure < 0)
         L->first_failure = 1;
     struct proc *p = procs_rank(&L->procs, r->rank);

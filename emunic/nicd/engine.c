@@ -19,12 +19,17 @@ struct mq_node {
     struct emu_msg m;
 };
 
-static void mq_put(struct emu_nic *nic, struct mq *q, const struct emu_msg *m)
+/* Park m; -1 if there is no memory for it (said once on stderr): the
+ * daemon keeps serving everybody else rather than abort. */
+static int mq_put(struct emu_nic *nic, struct mq *q, const struct emu_msg *m)
 {
     struct mq_node *n = malloc(sizeof *n);
     if (!n) {
-        fprintf(stderr, "emunic-nicd: out of memory parking a message\n");
-        abort();
+        static int said;
+        if (!said++)
+            fprintf(stderr, "emunic-nicd: node %u: out of memory parking a message\n", nic->node);
+        EMU_CTR_ADD(nic->ctr, errors, 1);
+        return -1;
     }
     n->next = NULL;
     n->m = *m;
@@ -36,6 +41,7 @@ static void mq_put(struct emu_nic *nic, struct mq *q, const struct emu_msg *m)
     q->n++;
     nic->backlog_total++;
     EMU_CTR_ADD(nic->ctr, backlog, 1);
+    return 0;
 }
 
 /* Push parked messages while the ring takes them; returns how many. */
@@ -70,6 +76,8 @@ static int cq_flush(struct emu_nic *nic, uint32_t l)
         free(d);
         n++;
     }
+    if (q->n < PARK_SOFT)
+        nic->held_since[l] = 0; /* its commands flow again */
     return n;
 }
 
@@ -157,7 +165,17 @@ void emu_nic_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *c
     if (q->head || guard_cq_push(nic, l, cqe) != 0) {
         if (nic->fenced[rank])
             return;
-        mq_put(nic, q, cqe);
+        /* back-pressure (turn) keeps a rank's own work from getting here;
+         * what still can (peers' events and AMs, acks of work under way)
+         * must not grow the daemon without bound */
+        if (q->n >= PARK_HARD) {
+            nic_fence(nic, rank, EMU_CTL_CQ_OVERFLOW, "%zu completions parked, none taken", q->n);
+            return;
+        }
+        if (mq_put(nic, q, cqe) != 0) {
+            nic_fence(nic, rank, EMU_CTL_CQ_OVERFLOW, "no memory to park its completions (%zu parked)", q->n);
+            return;
+        }
     }
     EMU_CTR_ADD(nic->ctr, completions, 1);
     if (TRACE_ON() && cqe->op == EMU_CQ_DONE)
@@ -187,8 +205,12 @@ static struct {
 static void wire_push(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
 {
     struct mq *q = &nic->wire_backlog[node];
-    if (q->head || emu_ring_push(&nic->wire_out[node], m) != 0)
-        mq_put(nic, q, m);
+    if (q->head || emu_ring_push(&nic->wire_out[node], m) != 0) {
+        if (mq_put(nic, q, m) == 0)
+            nic->wire_parked++;
+        else
+            EMU_CTR_ADD(nic->ctr, lost, 1); /* out of memory: the link protocol, if on, resends */
+    }
     emu_waiter_notify_fd(&nic->job.nodes[node].doorbell, nic->doorbell_fd[node]);
 }
 
@@ -382,11 +404,49 @@ static void handle_wire(struct emu_nic *nic, struct emu_msg *m)
 
 #define CMD_BATCH 32
 #define WIRE_BATCH 64
+/* How long a rank may keep its commands waiting by not taking its
+ * completions before the daemon says so (once; it keeps waiting). */
+#define HELD_WARN_NS (10ll * 1000000000)
+
+/* Rank l has PARK_SOFT completions parked: its commands wait until it
+ * takes some (returns 1), counted once per episode. */
+static int held(struct emu_nic *nic, uint32_t l)
+{
+    int64_t now = 0;
+    if (!nic->held_since[l]) {
+        nic->held_since[l] = now = emu_now_ns();
+        nic->held_at[l] = nic->cq_backlog[l].n;
+        EMU_CTR_ADD(nic->ctr, backpressure, 1);
+        return 1;
+    }
+    if (nic->cq_backlog[l].n < nic->held_at[l]) { /* it reaps: a new clock */
+        nic->held_since[l] = emu_now_ns();
+        nic->held_at[l] = nic->cq_backlog[l].n;
+    } else if (nic->held_since[l] > 0 && (now = emu_now_ns()) - nic->held_since[l] > HELD_WARN_NS) {
+        fprintf(stderr, "emunic-nicd: node %u: rank %u has left %zu completions untaken for %lld s; "
+                "its commands wait until it takes them\n", nic->node, nic->first + l, nic->cq_backlog[l].n,
+                HELD_WARN_NS / 1000000000);
+        nic->held_since[l] = -1; /* said */
+    }
+    return 1;
+}
+
 static int turn(struct emu_nic *nic)
 {
     int work = 0;
     struct emu_msg m;
-    for (uint32_t l = 0; l < nic->nlocal; l++) {
+    /* peers' queues are full and our parked messages pile up: take no new
+     * commands (any of them may go there) until they drain; the wire and
+     * its acks keep flowing, so nothing waits on itself */
+    if (nic->wire_parked >= PARK_WIRE) {
+        if (!nic->wire_held++)
+            EMU_CTR_ADD(nic->ctr, backpressure, 1);
+    } else {
+        nic->wire_held = 0;
+    }
+    for (uint32_t l = 0; l < nic->nlocal && !nic->wire_held; l++) {
+        if (nic->cq_backlog[l].n >= PARK_SOFT && held(nic, l))
+            continue;
         const uint8_t *off = &nic->fenced[nic->first + l];
         for (int k = 0; k < CMD_BATCH && !*off && emu_ring_pop(&nic->cmd[l], &m) == 0; k++, work++)
             handle_cmd(nic, nic->first + l, &m);
@@ -394,9 +454,13 @@ static int turn(struct emu_nic *nic)
     for (int k = 0; k < WIRE_BATCH && emu_ring_pop(&nic->wire_in, &m) == 0; k++, work++)
         handle_wire(nic, &m);
     if (nic->backlog_total) {
-        for (uint32_t n = 0; n < nic->nnodes; n++)
-            if (nic->wire_backlog[n].head && mq_flush(nic, &nic->wire_backlog[n], &nic->wire_out[n]))
+        for (uint32_t n = 0; n < nic->nnodes; n++) {
+            int k;
+            if (nic->wire_backlog[n].head && (k = mq_flush(nic, &nic->wire_backlog[n], &nic->wire_out[n]))) {
+                nic->wire_parked -= (size_t)k;
                 emu_waiter_notify_fd(&nic->job.nodes[n].doorbell, nic->doorbell_fd[n]);
+            }
+        }
         for (uint32_t l = 0; l < nic->nlocal; l++) {
             if (!nic->cq_backlog[l].head)
                 continue;
@@ -417,8 +481,8 @@ static bool has_work(void *arg)
     struct emu_nic *nic = arg;
     if (emu_ring_ready(&nic->wire_in))
         return true;
-    for (uint32_t l = 0; l < nic->nlocal; l++)
-        if (!nic->fenced[nic->first + l] && emu_ring_ready(&nic->cmd[l]))
+    for (uint32_t l = 0; l < nic->nlocal && nic->wire_parked < PARK_WIRE; l++)
+        if (!nic->fenced[nic->first + l] && nic->cq_backlog[l].n < PARK_SOFT && emu_ring_ready(&nic->cmd[l]))
             return true;
     return false;
 }
@@ -528,8 +592,10 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, 
     nic->fenced = calloc(nic->nranks, sizeof *nic->fenced);
     nic->cq_tail = calloc(nic->nlocal, sizeof *nic->cq_tail);
     nic->cmd_stuck = calloc(nic->nlocal, sizeof *nic->cmd_stuck);
+    nic->held_since = calloc(nic->nlocal, sizeof *nic->held_since);
+    nic->held_at = calloc(nic->nlocal, sizeof *nic->held_at);
     if (!nic->cmd || !nic->cq || !nic->cq_backlog || !nic->wire_out || !nic->wire_backlog || !nic->eq_asked ||
-        !nic->fenced || !nic->cq_tail || !nic->cmd_stuck)
+        !nic->fenced || !nic->cq_tail || !nic->cmd_stuck || !nic->held_since || !nic->held_at)
         return -ENOMEM;
     for (uint32_t l = 0; l < nic->nlocal; l++) {
         if (emu_ring_attach(&nic->cmd[l], emu_job_cmd_ring(&nic->job, nic->first + l), g->cmd_slots) ||
@@ -579,6 +645,8 @@ void nic_close(struct emu_nic *nic)
     free(nic->fenced);
     free(nic->cq_tail);
     free(nic->cmd_stuck);
+    free(nic->held_since);
+    free(nic->held_at);
     guard_close(nic);
     emu_job_detach(&nic->job);
 }

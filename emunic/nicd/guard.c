@@ -145,8 +145,8 @@ void nic_fence(struct emu_nic *nic, uint32_t rank, int what, const char *fmt, ..
     va_start(ap, fmt);
     vsnprintf(rep.text, sizeof rep.text, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "emunic-nicd: node %u: rank %u (node %u) corrupted its %s: %s; no longer served\n",
-            nic->node, rank, rep.node, emu_ctl_what_name(rep.what), rep.text);
+    fprintf(stderr, "emunic-nicd: node %u: rank %u (node %u) %s its %s: %s; no longer served\n",
+            nic->node, rank, rep.node, emu_ctl_verb(rep.what), emu_ctl_what_name(rep.what), rep.text);
     EMU_CTR_ADD(nic->ctr, errors, 1);
     if (nic->report_fd >= 0) {
         ssize_t k = write(nic->report_fd, &rep, sizeof rep);

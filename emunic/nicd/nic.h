@@ -19,7 +19,16 @@
 #include "emunic/job.h"
 #include "emunic/module.h"
 
-/* FIFO of messages parked because their queue was full. */
+/* FIFO of messages parked because their queue was full. A local rank's
+ * completions are bounded: from PARK_SOFT parked on, its commands are not
+ * taken (back-pressure) until it takes completions; a rank that reaches
+ * PARK_HARD anyway (peers' events, work already under way) is stopped. */
+#define PARK_SOFT 4096
+#define PARK_HARD 32768
+/* Messages parked for full peer queues: from this many on, no local
+ * command is taken until they drain (which bounds what a rank has under
+ * way, and so what can come back to its completion queue). */
+#define PARK_WIRE 4096
 struct mq_node;
 struct mq {
     struct mq_node *head, *tail;
@@ -84,6 +93,10 @@ struct emu_nic {
     uint8_t *fenced;           /* [nranks] 1: no longer served (guard.c) */
     uint64_t *cq_tail;         /* [nlocal] entries we pushed to each local rank's CQ */
     int64_t *cmd_stuck;        /* [nlocal] since when a claimed command slot stays empty */
+    int64_t *held_since;       /* [nlocal] back-pressure on since (engine.c), -1: warned */
+    size_t *held_at;           /* [nlocal] parked completions when last seen reaping */
+    size_t wire_parked;        /* messages in wire_backlog[] */
+    uint64_t wire_held;        /* turns without taking commands for it */
     int64_t last_scan;
     struct emu_ring *cmd;      /* [nlocal] we consume */
     struct emu_ring *cq;       /* [nlocal] we produce */

@@ -39,6 +39,7 @@
     X(credit_stalls, "messages that waited for an injection slot or credit") \
     X(starved, "messages held back by a credit-starvation fault")         \
     X(refused, "registrations, EQ/CT allocations and events refused by a fault") \
+    X(backpressure, "times a rank's commands waited because it left its completions untaken") \
     X(queue_max, "deepest wire backlog seen, messages")
 
 struct emu_nic_counters {

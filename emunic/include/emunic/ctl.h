@@ -45,7 +45,15 @@ enum emu_ctl_what {
     EMU_CTL_CMDQ = 1, /* its command queue */
     EMU_CTL_CQ,       /* its completion queue */
     EMU_CTL_PROC,     /* its process entry (pid) */
+    EMU_CTL_CQ_OVERFLOW, /* it leaves its completions untaken without bound */
 };
+
+/* How the daemon and the launcher say it: "rank R (node N) <verb> its
+ * <what>: <detail>". */
+static inline const char *emu_ctl_verb(uint32_t what)
+{
+    return what == EMU_CTL_CQ_OVERFLOW ? "overflowed" : "corrupted";
+}
 
 #define EMU_CTL_REPORT_MAGIC 0x72707274u /* "rprt" */
 
@@ -66,6 +74,8 @@ static inline const char *emu_ctl_what_name(uint32_t what)
         return "completion queue";
     case EMU_CTL_PROC:
         return "process entry";
+    case EMU_CTL_CQ_OVERFLOW:
+        return "completion queue";
     default:
         return "job entries";
     }
