@@ -94,6 +94,10 @@ void td_stop_daemons(struct launcher *L);
 void td_grace_expired(struct launcher *L);
 void td_sweep(struct launcher *L);
 
+/* sweep.c: signal every descendant of the launcher (those that left the
+ * job's process group too); returns how many were found */
+int sweep_descendants(int sig);
+
 /* report.c: -v output */
 void report_plan(const struct launcher *L, uint64_t shm_bytes);
 void report_started(const struct launcher *L);

@@ -1,6 +1,7 @@
-/* Stopping the job: SIGTERM to the whole process group, SIGKILL after a
- * grace period, until every child is reaped. The same path serves a
- * failure, a signal, a timeout and the normal end (daemons only). */
+/* Stopping the job: SIGTERM to the whole process group and to every
+ * descendant that left it (sweep.c), SIGKILL after a grace period, until
+ * every child is reaped. The same path serves a failure, a signal, a
+ * timeout and the normal end (daemons only). */
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -23,6 +24,7 @@ static void signal_job(struct launcher *L, int sig)
      * group is ours as long as one of them is left. */
     if (L->pgid > 0 && L->procs.alive > 0)
         killpg(L->pgid, sig);
+    sweep_descendants(sig);
 }
 
 void td_begin(struct launcher *L, int forced)
@@ -65,16 +67,14 @@ void td_grace_expired(struct launcher *L)
     L->gave_up = true;
 }
 
-/* Last pass after the loop: stragglers the ranks left in the group (or
- * children if the loop broke early) are killed and, as we are their
- * subreaper, reaped, so no process of the job outlives the launcher. */
+/* Last pass after the loop: whatever the ranks left behind, in the group
+ * or out of it (setsid), is killed and, as we are its subreaper, reaped,
+ * so no process of the job outlives the launcher. Bounded: a process
+ * stuck in the kernel is given up on after about a second. */
 void td_sweep(struct launcher *L)
 {
-    if (L->pgid <= 0 || L->gave_up)
+    if (L->gave_up)
         return;
-    if (killpg(L->pgid, 0) < 0 && L->procs.alive == 0)
-        return;
-    killpg(L->pgid, SIGKILL);
     struct timespec ts = {0, 10 * 1000000};
     for (int i = 0; i < 100; i++) {
         int st;
@@ -86,6 +86,9 @@ void td_sweep(struct launcher *L)
         }
         if (pid < 0 && errno == ECHILD)
             return;
+        if (L->pgid > 0)
+            killpg(L->pgid, SIGKILL);
+        sweep_descendants(SIGKILL);
         nanosleep(&ts, NULL);
     }
 }

@@ -107,9 +107,9 @@ int emunic_init(void)
         rc = -EPROTO;
         goto out;
     }
-    /* Our node's doorbell comes from the launcher, not from the segment,
-     * which every rank of the job can write. */
-    uint32_t efd;
+    /* Our node's doorbell and who may trace us come from the launcher, not
+     * from the segment, which every rank of the job can write. */
+    uint32_t efd, tracer;
     if (env_u32("EMUNIC_DOORBELL_FD", &efd) != 0 || efd > INT32_MAX || fcntl((int)efd, F_GETFD) < 0) {
         fprintf(stderr, "emunic: EMUNIC_DOORBELL_FD is not an open descriptor: start ranks with emunic-run\n");
         emu_job_detach(&CL.job);
@@ -117,9 +117,11 @@ int emunic_init(void)
         goto out;
     }
     CL.doorbell_fd = (int)efd;
-    /* Our NIC reads and writes our private memory with process_vm_*;
-     * under Yama that needs our consent (EINVAL: no Yama, nothing to do). */
-    prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+    /* The NIC daemons read and write our private memory with process_vm_*;
+     * under Yama that needs our consent, which we give the launcher (whose
+     * descendants the daemons are) and nobody else. EINVAL: no Yama. */
+    if (env_u32("EMUNIC_LAUNCHER_PID", &tracer) == 0 && tracer > 0 && tracer <= INT32_MAX)
+        prctl(PR_SET_PTRACER, (unsigned long)tracer, 0, 0, 0);
     atomic_store(&CL.me->pid, (int32_t)getpid());
     rc = heap_open();
     if (rc) {

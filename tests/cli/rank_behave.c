@@ -16,6 +16,9 @@
  *   init, barrier, finalize   the emunic core calls; failures exit 10
  *   ready      print "ready" (after init+barrier: the whole job is up)
  *   hold=MS    wait for completions up to MS ms; exit 3 if the NIC is gone
+ *   escape=HOW  fork a child that leaves the job's process group (HOW:
+ *              setsid or setpgid), ignores SIGTERM and sleeps; prints
+ *              "escaped PID" once it has left
  */
 #include <dirent.h>
 #include <errno.h>
@@ -124,6 +127,36 @@ static void hold(long ms)
     }
 }
 
+/* A background process a careless rank leaves behind, out of reach of a
+ * killpg of the job's group. */
+static void escape(const char *how)
+{
+    int p[2];
+    if (pipe(p) != 0)
+        exit(11);
+    pid_t c = fork();
+    if (c < 0)
+        exit(11);
+    if (c == 0) {
+        close(p[0]);
+        if (strcmp(how, "setsid") == 0 ? setsid() < 0 : setpgid(0, 0) != 0)
+            _exit(11);
+        signal(SIGTERM, SIG_IGN);
+        char ok = 1;
+        if (write(p[1], &ok, 1) != 1)
+            _exit(11);
+        close(p[1]);
+        for (;;)
+            sleep_ms(1000);
+    }
+    close(p[1]);
+    char ok = 0;
+    if (read(p[0], &ok, 1) != 1 || !ok)
+        exit(11);
+    close(p[0]);
+    printf("escaped %d\n", (int)c);
+}
+
 static void check(const char *what, int rc)
 {
     if (rc < 0) {
@@ -175,6 +208,8 @@ static void act(const char *a)
         printf("ready\n");
     } else if (strncmp(a, "hold=", 5) == 0) {
         hold(atol(a + 5));
+    } else if (strncmp(a, "escape=", 7) == 0) {
+        escape(a + 7);
     } else {
         fprintf(stderr, "rank_behave: unknown action '%s'\n", a);
         exit(64);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Processes a rank leaves behind outside the job's process group (setsid,
+# setpgid), ignoring SIGTERM: the launcher (a subreaper) finds them among
+# its descendants and kills them, however the job ends, and promptly.
+source "$(dirname "$0")/lib.sh" "$1"
+
+escaped_pids() { sed -n 's/.*escaped \([0-9]*\)$/\1/p' "$OUT"; }
+gone() {
+    local p
+    for p in $(escaped_pids); do
+        [[ -d /proc/$p && $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) != Z ]] &&
+            fail "escaped process $p still runs"
+    done
+    return 0
+}
+
+for how in setsid setpgid; do
+    case_begin "$how child, job ends normally"
+    t0=$(date +%s%N)
+    LIMIT=30 run -N 2 -n 1 -- "$HELPER" tag=$TAG "escape=$how" out=done
+    t1=$(date +%s%N)
+    expect_status 0
+    [[ $(escaped_pids | wc -l) -eq 2 ]] || fail "want 2 escaped children"
+    gone
+    (( (t1 - t0) / 1000000 < 3000 )) || fail "the job took $(( (t1 - t0) / 1000000 )) ms"
+    assert_clean
+
+    case_begin "$how child, a rank fails"
+    t0=$(date +%s%N)
+    LIMIT=30 run -N 2 -n 1 -- "$HELPER" tag=$TAG "escape=$how" @1:exit=5 sleep=20000
+    t1=$(date +%s%N)
+    expect_status 5
+    gone
+    (( (t1 - t0) / 1000000 < 3000 )) || fail "teardown took $(( (t1 - t0) / 1000000 )) ms"
+    assert_clean
+done
+
+case_begin "setsid child, launcher stopped by SIGTERM"
+start_bg -N 1 -n 2 -- "$HELPER" tag=$TAG escape=setsid ready sleep=30000
+wait_lines "$OUT" 'ready$' 2
+kill -TERM "$BG"
+wait_bg 10
+expect_status 143
+gone
+(( ELAPSED < 2000 )) || fail "teardown took ${ELAPSED} ms"
+assert_clean
