@@ -58,6 +58,13 @@ void armcii_mpi_finalize(void)
     init_comm = MPI_COMM_NULL;
 }
 
+MPI_Comm armci_group_comm(ARMCI_Group *group)
+{
+    if (!group)
+        armcii_error(1, "armci_group_comm: group is NULL");
+    return group->comm;
+}
+
 void armcii_mpi_free(ARMCI_Group *g)
 {
     if (g->comm != MPI_COMM_NULL) {

@@ -10,6 +10,7 @@
 #ifndef ARMCI_H
 #define ARMCI_H
 
+#include "armci_variant.h"
 #if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
 #include <mpi.h>
 #endif
@@ -92,6 +93,11 @@ int ARMCI_Init_thread(int armci_requested);
  * <mpi.h> comes first (GA calls it from GA_Initialize_comm); in an MPI
  * build the world group's comm is a duplicate of it. */
 int ARMCI_Init_mpi_comm(MPI_Comm comm);
+#endif
+#if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
+/* The communicator of a group's members (GA's ARMCI has it as a function;
+ * here it is also the member comm). */
+MPI_Comm armci_group_comm(ARMCI_Group *group);
 #endif
 int ARMCI_Initialized(void);
 int ARMCI_Finalize(void);
