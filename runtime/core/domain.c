@@ -1,6 +1,7 @@
 /* Topology (armci_domain_*, ARMCI_Same_node): a domain is an emulated node.
  * GA asks these to place data and pick shared-memory paths, so they come
  * straight from the job layout, without communication. */
+#include <stdio.h>
 #include "armci.h"
 #include "armcii.h"
 
@@ -26,7 +27,17 @@ static void check_proc(const char *fn, const char *name, int proc)
 
 int armci_domain_nprocs(armci_domain_t domain, int id)
 {
+    static int said;
     check_domain("armci_domain_nprocs", domain);
+    /* GA's ARMCI answers a negative id for the caller's own domain (with a
+     * warning), and GA's test programs ask ga_cluster_nprocs(-1) so */
+    if (id < 0) {
+        if (!said++)
+            fprintf(stderr, "armci_domain_nprocs: rank %d: id = %d is no domain; answering for "
+                            "the caller's own (%d), as GA's ARMCI does\n",
+                    armcii_me(), id, armcii_node_of(armcii_me()));
+        id = armcii_node_of(armcii_me());
+    }
     check_node("armci_domain_nprocs", id);
     return armcii_node_nprocs(id);
 }

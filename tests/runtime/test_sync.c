@@ -127,6 +127,10 @@ static void test_domains(void)
           armci_domain_count(ARMCI_DOMAIN_SMP), nnodes);
     CHECK(armci_domain_my_id(ARMCI_DOMAIN_SMP) == node, "domain_my_id %d, want %d",
           armci_domain_my_id(ARMCI_DOMAIN_SMP), node);
+    /* GA's test programs ask ga_cluster_nprocs(-1): GA's ARMCI answers
+     * for the caller's own domain */
+    CHECK(armci_domain_nprocs(ARMCI_DOMAIN_SMP, -1) == rpn, "domain_nprocs(-1) = %d",
+          armci_domain_nprocs(ARMCI_DOMAIN_SMP, -1));
     for (int id = 0; id < nnodes; id++) {
         CHECK(armci_domain_nprocs(ARMCI_DOMAIN_SMP, id) == rpn, "domain_nprocs(%d) = %d", id,
               armci_domain_nprocs(ARMCI_DOMAIN_SMP, id));
