@@ -82,19 +82,12 @@ struct emu_ctl;
 struct emu_nic {
     struct emu_job job;
     uint32_t node, first, nlocal, nranks, nnodes, rpn;
-    struct emu_netcfg net;     /* private copy, taken before any rank ran */
+    /* what the loop touches on every turn first, the rest after */
     struct emu_nic_counters *ctr;
     struct emu_waiter *doorbell;
     int *doorbell_fd;          /* [nnodes] our descriptors of the daemons' doorbells */
-    const struct emu_ctl *ctl; /* the launcher's control block, read-only */
-    size_t ctl_size;
-    int report_fd;             /* to the launcher, or -1 */
-    pid_t launcher_pid;
     uint8_t *fenced;           /* [nranks] 1: no longer served (guard.c) */
     uint64_t *cq_tail;         /* [nlocal] entries we pushed to each local rank's CQ */
-    int64_t *cmd_stuck;        /* [nlocal] since when a claimed command slot stays empty */
-    int64_t *held_since;       /* [nlocal] back-pressure on since (engine.c), -1: warned */
-    size_t *held_at;           /* [nlocal] parked completions when last seen reaping */
     size_t wire_parked;        /* messages in wire_backlog[] */
     uint64_t wire_held;        /* turns without taking commands for it */
     int64_t last_scan;
@@ -114,6 +107,14 @@ struct emu_nic {
     void *mod_state[EMU_MOD_MAX];
     uint64_t *eq_asked;        /* [nlocal] events checked against eqfull */
     volatile sig_atomic_t stop;
+    const struct emu_ctl *ctl; /* the launcher's control block, read-only */
+    size_t ctl_size;
+    int report_fd;             /* to the launcher, or -1 */
+    pid_t launcher_pid;
+    int64_t *cmd_stuck;        /* [nlocal] since when a claimed command slot stays empty */
+    int64_t *held_since;       /* [nlocal] back-pressure on since (engine.c), -1: warned */
+    size_t *held_at;           /* [nlocal] parked completions when last seen reaping */
+    struct emu_netcfg net;     /* private copy, taken before any rank ran */
 };
 
 /* engine.c */
