@@ -117,9 +117,11 @@ static _Noreturn void child_exec(const struct launcher *L, uint32_t node,
         /* the rank's own copies of what it must not take from the segment
          * (which its peers can write): its doorbell, and who may trace it */
         setenv_u("EMUNIC_DOORBELL_FD", (uint32_t)L->efds[node]);
+        setenv_u("EMUNIC_NIC_PID", (uint32_t)L->procs.v[node].pid); /* daemons: slots [0, nnodes) */
         setenv_u("EMUNIC_LAUNCHER_PID", (uint32_t)L->self);
     } else { /* a launcher started inside a job must not leak its rank */
         unsetenv("EMUNIC_DOORBELL_FD");
+        unsetenv("EMUNIC_NIC_PID");
         unsetenv("EMUNIC_LAUNCHER_PID");
         unsetenv("EMUNIC_RANK");
         unsetenv("EMUNIC_SIZE");

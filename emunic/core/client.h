@@ -19,6 +19,7 @@ struct emu_client {
     struct emu_node_info *mynode;
     struct emu_ring cmd; /* we produce */
     int doorbell_fd;     /* our node's NIC doorbell, as the launcher gave it */
+    int32_t nic_pid;     /* our node's NIC daemon, as the launcher gave it (0: unknown) */
     struct emu_ring cq;  /* we consume, under cq_mu */
     pthread_mutex_t cq_mu;
     /* completions taken off the queue but not yet returned, FIFO */
