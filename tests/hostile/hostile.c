@@ -224,8 +224,8 @@ int main(int argc, char **argv)
     /* every rank's heap: [1024*4 * r, ...) is where rank r writes, and
      * its counter is 4096 bytes further */
     uint8_t *heap = emunic_malloc(64 << 10);
-    uint8_t *src = malloc(4096), *back = malloc(4096); /* private memory */
-    if (!heap || !src || !back || (uint64_t)(uintptr_t)heap != emunic_heap_addr(me) || emunic_barrier())
+    static uint8_t src[4096], back[4096]; /* private memory: the NIC reaches it by process_vm_* */
+    if (!heap || (uint64_t)(uintptr_t)heap != emunic_heap_addr(me) || emunic_barrier())
         return 1;
     uint32_t peer = (me + per) % n;
     if (peer == hostile)
