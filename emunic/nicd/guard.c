@@ -189,8 +189,11 @@ static void scan_cmdq(struct emu_nic *nic, uint32_t l, int64_t now)
 void guard_scan(struct emu_nic *nic, int64_t now)
 {
     nic->last_scan = now;
+    /* a rank that is gone (killed mid-post, say) is not to be blamed for
+     * the slot it left half-claimed */
     for (uint32_t l = 0; l < nic->nlocal; l++)
-        if (!nic->fenced[nic->first + l])
+        if (!nic->fenced[nic->first + l] &&
+            atomic_load_explicit(&nic->job.ranks[nic->first + l].state, memory_order_relaxed) != EMU_RANK_DONE)
             scan_cmdq(nic, l, now);
 }
 
