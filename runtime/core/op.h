@@ -27,7 +27,11 @@ struct armcii_cmpl {
 
 struct armcii_cmpl *armcii_cmpl_new(struct armcii_req *req);
 /* Run a device posting call, progressing while the device is out of
- * resources; any other failure is fatal, naming fn. */
+ * resources (-ENOMEM); any other failure is fatal, naming fn. call is
+ * evaluated again on every retry: everything it allocates or counts
+ * (completions, acks) must be made before, never in its arguments, or a
+ * retry leaves a completion nobody will finish (a fence then waits
+ * forever: GA's testmult.x over Portals did). */
 #define ARMCII_POST(fn, call)                                                  \
     do {                                                                       \
         int rc_;                                                               \

@@ -89,10 +89,10 @@ static void rdma_runs(int what, int proc, char *local, const struct armcii_strid
             continue;
         }
         struct armcii_cmpl *c = armcii_cmpl_new(req);
-        if (what == XF_PUT)
-            ARMCII_POST(fn, armcii_dev->put(ADEV_CTX_RANK, proc, l, r, len, &c->c,
-                                            armcii_order_ack(proc)));
-        else
+        if (what == XF_PUT) {
+            struct adev_cmpl *ack = armcii_order_ack(proc); /* once: POST may retry */
+            ARMCII_POST(fn, armcii_dev->put(ADEV_CTX_RANK, proc, l, r, len, &c->c, ack));
+        } else
             ARMCII_POST(fn, armcii_dev->get(ADEV_CTX_RANK, proc, r, l, len, &c->c));
     }
 }

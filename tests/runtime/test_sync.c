@@ -478,6 +478,36 @@ static void test_allfence(void)
     armci_msg_barrier();
 }
 
+/* More implicit non-blocking puts to one target than the device has
+ * slots, then AllFence: the puts that had to wait for a slot must not
+ * leave acknowledgements behind that never come (GA's testmult.x hung so
+ * over Portals). The owner checks every element. */
+#define FLOOD_N 20000
+static void test_allfence_flood(void)
+{
+    void **fl = calloc((size_t)nproc, sizeof *fl);
+    CHECK(fl, "calloc");
+    CHECK(ARMCI_Malloc(fl, (armci_size_t)(FLOOD_N * sizeof(int))) == 0, "ARMCI_Malloc failed");
+    memset(fl[me], 0, FLOOD_N * sizeof(int));
+    ARMCI_Barrier();
+    int to = (me + 1) % nproc, from = (me + nproc - 1) % nproc;
+    static int v[FLOOD_N];
+    for (int i = 0; i < FLOOD_N; i++) {
+        v[i] = me * 1000003 + i + 1;
+        CHECK(ARMCI_NbPut(&v[i], (int *)fl[to] + i, sizeof(int), to, NULL) == 0,
+              "ARMCI_NbPut %d failed", i);
+    }
+    ARMCI_AllFence();
+    armci_msg_barrier();
+    const int *got = fl[me];
+    for (int i = 0; i < FLOOD_N; i++)
+        CHECK(got[i] == from * 1000003 + i + 1, "flood from rank %d: element %d is %d, want %d",
+              from, i, got[i], from * 1000003 + i + 1);
+    armci_msg_barrier();
+    ARMCI_Free(fl[me]);
+    free(fl);
+}
+
 /* ---- location consistency ---- */
 
 static void lc_check(const long *got, const long *want, int n, int p, const char *what, int it)
@@ -865,6 +895,7 @@ int main(void)
     test_mutexes();
     test_fence();
     test_allfence();
+    test_allfence_flood();
     test_location();
     test_nonblocking();
     test_values();
