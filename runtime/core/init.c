@@ -235,10 +235,21 @@ int ARMCI_Init_thread(int armci_requested)
 
 #if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
 void armcii_mpi_set_init_comm(MPI_Comm comm);
+/* As GA's ARMCI: nonzero on success (GA_Initialize_comm initializes GA
+ * only then). ARMCI's world is the whole job here: a communicator over
+ * part of it is refused at once, in one line, rather than waiting in the
+ * start-up barrier for ranks that never come. */
 int ARMCI_Init_mpi_comm(MPI_Comm comm)
 {
+    int n = 0, world = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &n) != MPI_SUCCESS ||
+        MPI_Comm_size(MPI_COMM_WORLD, &world) != MPI_SUCCESS || n != world) {
+        fprintf(stderr, "ARMCI_Error: ARMCI_Init_mpi_comm: the communicator has %d of the job's %d "
+                "ranks; emunic's ARMCI runs over the whole job only (not supported)\n", n, world);
+        exit(1);
+    }
     armcii_mpi_set_init_comm(comm);
-    return ARMCI_Init();
+    return ARMCI_Init() == 0;
 }
 #else
 /* Declared by armci.h only next to <mpi.h>; the communicator's type varies
@@ -247,7 +258,7 @@ int ARMCI_Init_mpi_comm(void *comm);
 int ARMCI_Init_mpi_comm(void *comm)
 {
     (void)comm;
-    return ARMCI_Init();
+    return ARMCI_Init() == 0; /* nonzero on success, as GA's ARMCI */
 }
 #endif
 

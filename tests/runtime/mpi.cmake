@@ -18,4 +18,11 @@ if(TARGET armci_mpi OR EMUNIC_ARMCI_MPI)
     set_tests_properties(runtime.mpi_group_${shape} PROPERTIES LABELS job TIMEOUT 90
       ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0" PASS_REGULAR_EXPRESSION "mpi groups ok")
   endforeach()
+  add_test(NAME runtime.mpi_group_subcomm_2x2
+           COMMAND $<TARGET_FILE:emunic-run> -N 2 -n 2 --nic portals --timeout 60
+                   -- $<TARGET_FILE:test_mpi_group> half)
+  set_tests_properties(runtime.mpi_group_subcomm_2x2 PROPERTIES LABELS job TIMEOUT 90
+    ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0"
+    PASS_REGULAR_EXPRESSION "ARMCI_Init_mpi_comm: the communicator has 2 of the job's 4 ranks"
+    FAIL_REGULAR_EXPRESSION "returned|timeout")
 endif()

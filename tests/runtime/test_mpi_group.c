@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "armci.h"
 
@@ -23,7 +24,18 @@
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    ARMCI_Init_mpi_comm(MPI_COMM_WORLD);
+    if (argc > 1 && !strcmp(argv[1], "half")) {
+        /* GA's comm_init.x starts ARMCI on half the job: refused at once
+         * in one line (it used to wait in the start-up barrier) */
+        MPI_Comm half;
+        int wr;
+        MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+        MPI_Comm_split(MPI_COMM_WORLD, wr % 2, wr, &half);
+        ARMCI_Init_mpi_comm(half);
+        CHECK(0, "ARMCI_Init_mpi_comm over half the job returned");
+    }
+    /* nonzero on success, as GA's ARMCI (GA_Initialize_comm relies on it) */
+    CHECK(ARMCI_Init_mpi_comm(MPI_COMM_WORLD) == 1, "ARMCI_Init_mpi_comm did not return 1");
     int me, n, r, sz;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
