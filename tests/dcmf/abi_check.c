@@ -8,6 +8,7 @@
 #include <dcmf.h>
 #include <dcmf_collectives.h>
 #include <dcmf_globalcollectives.h>
+#include <dcmf_multisend.h>
 
 #define SAME(a, b) _Static_assert((a) == (b), #a " != " #b)
 
@@ -82,6 +83,45 @@ _Static_assert(sizeof(DCMF_Control_t) >= 2 * sizeof(DCQuad), "control payload");
 SAME(offsetof(DCMF_Hardware_t, tSize), offsetof(DCMF_Hardware_t, Size));
 SAME(offsetof(DCMF_Hardware_t, xCoord), offsetof(DCMF_Hardware_t, Coord) + 12);
 SAME(offsetof(DCMF_Hardware_t, rankInPset), 16 + 3 * 16);
+
+/* dcmf_collectives.h: the async rectangle allreduces after the rectangle
+ * ring one (DCMF's documented order), then the single-threaded ring; the
+ * reduce protocols; the tree ones first */
+SAME(DCMF_TREE_ALLREDUCE_PROTOCOL, 0);
+SAME(DCMF_TORUS_RECTANGLE_RING_ALLREDUCE_PROTOCOL, 8);
+SAME(DCMF_TORUS_ASYNC_RECTANGLE_ALLREDUCE_PROTOCOL, 9);
+SAME(DCMF_TORUS_ASYNC_RECTANGLE_RING_ALLREDUCE_PROTOCOL, 10);
+SAME(DCMF_TORUS_ASYNC_SHORT_RECTANGLE_ALLREDUCE_PROTOCOL, 11);
+SAME(DCMF_TORUS_RRING_DPUT_ALLREDUCE_PROTOCOL_SINGLETH, 12);
+SAME(DCMF_NUM_ALLREDUCE_PROTOCOLS, 13);
+SAME(DCMF_TREE_REDUCE_PROTOCOL, 0);
+SAME(DCMF_TORUS_BINOMIAL_REDUCE_PROTOCOL, 1);
+SAME(DCMF_TORUS_RECTANGLE_RING_REDUCE_PROTOCOL, 3);
+SAME(DCMF_NUM_REDUCE_PROTOCOLS, 4);
+SAME(offsetof(DCMF_Reduce_Configuration_t, cb_geometry), sizeof(void *));
+
+/* dcmf_multisend.h */
+SAME(DCMF_PT_TO_PT_SEND, 0);
+SAME(DCMF_LINE_BCAST_XP, 0x20);
+SAME(DCMF_LINE_BCAST_ZM, 0x01);
+SAME(DCMF_LINE_BCAST_MASK, 0x3f);
+SAME(DCMF_COMBINE, 0x100);
+SAME(DCMF_LOCALCOPY, 0xb00);
+SAME(DCMF_UNDEFINED_OPCODE, ~0x3f);
+SAME(DCMF_DEFAULT_MSEND_PROTOCOL, 0);
+SAME(DCMF_MEMFIFO_DMA_MSEND_PROTOCOL, 1);
+SAME(DCMF_DPUT_DMA_MSEND_PROTOCOL, 4);
+SAME(DCMF_DEFAULT_M2M_PROTOCOL, 0);
+SAME(DCMF_MEMFIFO_DMA_M2M_PROTOCOL, 1);
+/* the fields clients set by name, in DCMF's order */
+SAME(offsetof(DCMF_Multicast_Configuration_t, cb_recv), sizeof(void *));
+SAME(offsetof(DCMF_Multicast_t, request), sizeof(void *));
+SAME(offsetof(DCMF_Multicast_t, cb_done), 2 * sizeof(void *));
+_Static_assert(offsetof(DCMF_Multicast_t, src) < offsetof(DCMF_Multicast_t, ranks) &&
+                   offsetof(DCMF_Multicast_t, opcodes) < offsetof(DCMF_Multicast_t, msginfo) &&
+                   offsetof(DCMF_Multicast_t, op) < offsetof(DCMF_Multicast_t, flags),
+               "multicast field order");
+SAME(offsetof(DCMF_Manytomany_Configuration_t, cb_recv), sizeof(void *));
 
 int main(void)
 {

@@ -5,10 +5,12 @@
 #                    overlapped instances, collectives started from callbacks
 #   dcmf_coll_geom   geometries: subsets at once, analyze, overlap, re-creation
 #   dcmf_coll_err    every error return (one stderr line each)
+#   dcmf_coll_reduce DCMF_Reduce: every protocol, root, and several
+#                    (op, datatype) pairs; reduces next to allreduces
 # 8x8 runs pass "quick" (fewer and smaller cases) to stay within about a
 # minute on a 2-core host; the "irq" run repeats the geometry test with the
 # interrupt thread dispatching.
-set(DCMF_COLL_TESTS dcmf_coll dcmf_coll_bcast dcmf_coll_geom dcmf_coll_err)
+set(DCMF_COLL_TESTS dcmf_coll dcmf_coll_bcast dcmf_coll_geom dcmf_coll_err dcmf_coll_reduce)
 foreach(prog IN LISTS DCMF_COLL_TESTS)
   add_executable(${prog} ${prog}.c)
   target_link_libraries(${prog} PRIVATE dcmf)

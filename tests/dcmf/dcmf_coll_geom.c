@@ -1,7 +1,8 @@
 /* Geometry collectives: the world (globalflag), the even ranks in order
  * and the odd ranks in reverse order (run at the same time, each doing a
  * different sequence), and each node's ranks; DCMF_Geometry_analyze's
- * answers; barrier, broadcast from every member and allreduce on each;
+ * answers; barrier, broadcast from every member and allreduce on each
+ * (every allreduce protocol, the async rectangle ones included);
  * several geometries' collectives in flight at once; barrier semantics on
  * the world geometry; freeing and re-creating a geometry.
  * Usage: dcmf_coll_geom [quick] */
@@ -294,6 +295,11 @@ int main(int argc, char **argv)
     subsets(quick);
     barrier(&world);
     allreduce_sum(&world, &ap[DCMF_TREE_PIPELINED_ALLREDUCE_PROTOCOL], 7);
+    /* the async rectangle protocols MPICH's dcmfd and GASNet register */
+    for (int a = DCMF_TORUS_ASYNC_RECTANGLE_ALLREDUCE_PROTOCOL; a < DCMF_NUM_ALLREDUCE_PROTOCOLS; a++) {
+        allreduce_sum(&world, &ap[a], 20 + a);
+        allreduce_sum(&parity, &ap[a], 40 + a);
+    }
     bcast_every_root(&world, &cp[quick ? DCMF_TREE_BROADCAST_PROTOCOL : DCMF_TORUS_RECTANGLE_BROADCAST_PROTOCOL]);
     barrier(&node);
     overlapped();

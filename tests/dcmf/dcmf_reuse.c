@@ -11,7 +11,10 @@
  *    stderr line each; storage right next to it is fine; after the
  *    completion the same request is free again;
  *  - a global barrier in flight: its request is refused for a put and a
- *    send until the barrier's callback.
+ *    send until the barrier's callback;
+ *  - a receive callback returning the request of a receive still in
+ *    flight (a ring of requests the sender outruns): the second receive
+ *    waits for the storage and then completes too, into its own buffer.
  * Every transfer's data is checked byte by byte. */
 #include <dcmf_globalcollectives.h>
 
@@ -21,7 +24,7 @@
 #define SMALL 1000
 #define SEQ DCMF_SEQUENTIAL_CONSISTENCY
 
-static DCMF_Protocol_t put_p, get_p, send_p, gb_p;
+static DCMF_Protocol_t put_p, get_p, send_p, gb_p, ring_p;
 static volatile int shorts, longs;
 static struct dt_rec rdone;
 static char *rbuf;
@@ -47,6 +50,24 @@ static DCMF_Request_t *on_long(void *cd, const DCQuad *mi, unsigned count, size_
     return &rreq;
 }
 
+/* One request for every long receive, a buffer of its own for each. */
+static char *ring_buf;
+static DCMF_Request_t ring_req;
+static volatile int ring_longs;
+static struct dt_rec ring_done[4];
+
+static DCMF_Request_t *on_ring(void *cd, const DCQuad *mi, unsigned count, size_t peer,
+                               size_t sndlen, size_t *rcvlen, char **rcvbuf, DCMF_Callback_t *cb)
+{
+    (void)cd, (void)mi, (void)count, (void)peer;
+    int k = dt_inc(&ring_longs) - 1;
+    CHECK(k < 4 && sndlen == BIG, "ring receive %d of %zu bytes", k, sndlen);
+    *rcvlen = sndlen;
+    *rcvbuf = ring_buf + (size_t)k * BIG;
+    *cb = dt_done(&ring_done[k]);
+    return &ring_req;
+}
+
 /* The client's own use of a finished request's memory: everything but the
  * first 4 bytes (where a library may keep a mark) becomes nonzero junk. */
 static void scribble(DCMF_Request_t *r, uint8_t v)
@@ -66,6 +87,9 @@ int main(void)
     CHECK_RC(DCMF_Get_register(&get_p, &gc), DCMF_SUCCESS);
     CHECK_RC(DCMF_Send_register(&send_p, &sc), DCMF_SUCCESS);
     CHECK_RC(DCMF_GlobalBarrier_register(&gb_p, &bc), DCMF_SUCCESS);
+    DCMF_Send_Configuration_t rc = {DCMF_DEFAULT_SEND_PROTOCOL, DCMF_DEFAULT_NETWORK, NULL, NULL, on_ring,
+                                    NULL};
+    CHECK_RC(DCMF_Send_register(&ring_p, &rc), DCMF_SUCCESS);
 
     size_t to = (dt_me + 1) % dt_np, from = (dt_me + dt_np - 1) % dt_np;
     char *src = dt_xmalloc(BIG), *dst = dt_xmalloc(BIG), *got = dt_xmalloc(BIG);
@@ -178,6 +202,34 @@ int main(void)
     CHECK_REC(&rdone, 2, 0, "long receives on one reused request");
     CHECK(dt_get(&longs) == 2, "%d long receive callbacks, expected 2", dt_get(&longs));
     CHECK_PAT(rbuf, BIG, 30 + (uint32_t)from, 0, "second long receive into a reused request");
+    dt_barrier();
+
+    /* ---- four long sends back to back, one receive request for all ---- */
+    ring_buf = dt_xmalloc(4 * BIG);
+    memset(ring_buf, 0, 4 * BIG);
+    for (int k = 0; k < 4; k++)
+        dt_rec_init(&ring_done[k]);
+    struct dt_rec rs[4];
+    char *rsrc = dt_xmalloc(4 * BIG);
+    for (int k = 0; k < 4; k++) {
+        dt_rec_init(&rs[k]);
+        dt_fill(rsrc + (size_t)k * BIG, BIG, 40 + (uint32_t)(dt_me * 4 + (size_t)k), 0);
+    }
+    dt_barrier();
+    for (int k = 0; k < 4; k++)
+        CHECK_RC(DCMF_Send(&ring_p, &pool[k], dt_done(&rs[k]), SEQ, to, BIG, rsrc + (size_t)k * BIG, mi, 1),
+                 DCMF_SUCCESS);
+    for (int k = 0; k < 4; k++) {
+        wait_until(&rs[k].calls, 1, DT_WAIT_S);
+        wait_until(&ring_done[k].calls, 1, DT_WAIT_S);
+    }
+    for (int k = 0; k < 4; k++) {
+        CHECK_REC(&ring_done[k], 1, 0, "a long receive on a request another one was using");
+        CHECK_PAT(ring_buf + (size_t)k * BIG, BIG, 40 + (uint32_t)(from * 4 + (size_t)k), 0,
+                  "a long receive on a request another one was using");
+    }
+    free(ring_buf);
+    free(rsrc);
 
     dt_barrier();
     DCMF_Memregion_destroy(&sm);

@@ -8,7 +8,11 @@
  *   - LockBox: one node's ranks exclude each other (TryLock sees a lock
  *     another rank holds, a rank of another node does not), and a counter
  *     in the node's first rank's heap, incremented under the lockbox by
- *     every rank's threads, is exact.
+ *     every rank's threads, is exact;
+ *   - _bgp_dcache_touch_line takes any object pointer (volatile too) and
+ *     changes nothing; Kernel_PhysicalProcessorID and Kernel_ProcessCount
+ *     also link from libdcmf for a file without the header
+ *     (dcmf_shims_kernel.c), with the inline versions' answers.
  * Run under emunic-run --nic dcmf (any layout; 1x4 and 2x2 registered). */
 #include <errno.h>
 #include <pthread.h>
@@ -24,6 +28,8 @@
 #include <spi/bgp_SPI.h>
 
 #include "emunic/emunic.h"
+
+#include "dcmf_shims_kernel.h"
 
 #define NTHREADS 4
 #define FA_ITERS 100000
@@ -170,6 +176,21 @@ static void barrier(void)
     CHECK(emunic_barrier() == 0, "emunic_barrier");
 }
 
+static void test_touch_and_linked(void)
+{
+    static volatile int shared_idx __attribute__((aligned(16))) = 41;
+    static const double table[4] = {1, 2, 3, 4};
+    _bgp_dcache_touch_line(&shared_idx);
+    _bgp_dcache_touch_line(table + 3);
+    _bgp_dcache_touch_line(&fa_word);
+    CHECK(shared_idx == 41 && table[3] == 4, "a cache-line touch changed memory");
+    int core = -1, count = -1;
+    shims_kernel_linked(&core, &count);
+    CHECK(core == Kernel_PhysicalProcessorID() && count == Kernel_ProcessCount(),
+          "libdcmf's Kernel_PhysicalProcessorID %d / Kernel_ProcessCount %d, the header's %d / %d", core,
+          count, Kernel_PhysicalProcessorID(), Kernel_ProcessCount());
+}
+
 static void test_lockbox(void)
 {
     DCMF_Hardware_t hw;
@@ -249,6 +270,7 @@ int main(void)
           (unsigned long long)tas_counter);
     run_threads(NTHREADS, llsc_thread);
     CHECK(llsc_word == NTHREADS * LLSC_ITERS, "LL/SC counter %u", llsc_word);
+    test_touch_and_linked();
     test_lockbox();
 
     DCMF_Messager_finalize();

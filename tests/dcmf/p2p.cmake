@@ -39,7 +39,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
 endif()
 
 foreach(prog dcmf_messager dcmf_onesided dcmf_send dcmf_control dcmf_irq dcmf_errors dcmf_many
-        dcmf_reuse)
+        dcmf_reuse dcmf_multisend)
   add_executable(${prog} ${prog}.c dtest.h)
   target_link_libraries(${prog} PRIVATE dcmf)
 endforeach()
@@ -69,6 +69,11 @@ dcmf_job_test(dcmf_errors 1 2 60)
 # storage's contents
 dcmf_job_test(dcmf_reuse 2 2 120)
 dcmf_job_test(dcmf_reuse 1 3 120)
+# multicast and many-to-many (dcmf_multisend.h)
+dcmf_job_test(dcmf_multisend 2 2 180)
+dcmf_job_test(dcmf_multisend 1 3 180)
+dcmf_job_test(dcmf_multisend 1 1 60)
+dcmf_job_test(dcmf_multisend 4 2 240)
 dcmf_job_test(dcmf_many 8 8 120)
 
 # FIFO back-pressure: depth 2 makes every third put wait; the default

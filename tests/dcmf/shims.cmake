@@ -1,7 +1,7 @@
 # The Blue Gene/P shim headers (bpcore/, spi/): atomics under threads, and
 # the lockbox across the ranks of one emulated node. Threaded, so it also
 # runs in the TSan pass (label tsan).
-add_executable(dcmf_shims dcmf_shims.c)
+add_executable(dcmf_shims dcmf_shims.c dcmf_shims_kernel.c)
 target_link_libraries(dcmf_shims PRIVATE dcmf Threads::Threads)
 dcmf_job_test(dcmf_shims 1 4 120)
 dcmf_job_test(dcmf_shims 2 2 120)

@@ -30,6 +30,7 @@ for f in bin/emunic-run bin/emunic-nicd; do
     [ -x "$prefix/$f" ] || fail "$f not installed"
 done
 for h in portals4.h pami.h pami_sys.h dcmf.h dcmf_impl.h dcmf_collectives.h dcmf_globalcollectives.h \
+         dcmf_multisend.h \
          bpcore/bgp_atomic_ops.h bpcore/ppc450_inlines.h spi/bgp_SPI.h armci.h message.h \
          emunic/emunic.h emunic/msg.h emunic/atomic_op.h emunic/region.h; do
     [ -f "$prefix/include/$h" ] || fail "include/$h not installed"
@@ -83,6 +84,16 @@ step "pkg-config emunic-dcmf: $(pkg-config --cflags --libs emunic-dcmf)"
 pc_build pc_dcmf "$src/tests/dcmf/dcmf_smoke.c" emunic-dcmf
 run --nic dcmf -- ./pc_dcmf || fail "pc_dcmf under emunic-run --nic dcmf"
 
+# The multisend header and the BG/P shims' linkable kernel queries, from
+# the installed headers and library.
+pc_build pc_multisend "$src/tests/dcmf/dcmf_multisend.c" emunic-dcmf
+run --nic dcmf -- ./pc_multisend || fail "pc_multisend under emunic-run --nic dcmf"
+# shellcheck disable=SC2046
+"$cc" "${san_flags[@]}" -o pc_shims "$src/tests/dcmf/dcmf_shims.c" "$src/tests/dcmf/dcmf_shims_kernel.c" \
+    $(pkg-config --cflags --libs emunic-dcmf) -lpthread -Wl,-rpath,"$(pkg-config --variable=libdir emunic-dcmf)" ||
+    fail "building dcmf_shims (bpcore/, spi/, linkable Kernel_*) against the prefix"
+run --nic dcmf -- ./pc_shims >/dev/null || fail "pc_shims under emunic-run --nic dcmf"
+
 step "pkg-config emunic-pami: $(pkg-config --cflags --libs emunic-pami)"
 pc_build pc_pami "$src/tests/pami/pami_smoke.c" emunic-pami
 run --nic pami -- ./pc_pami || fail "pc_pami under emunic-run --nic pami"
@@ -90,6 +101,13 @@ run --nic pami -- ./pc_pami || fail "pc_pami under emunic-run --nic pami"
 step "pkg-config emunic-portals"
 pc_build pc_portals "$src/examples/portals/put_get_pingpong.c" emunic-portals
 run --nic portals -- ./pc_portals || fail "pc_portals under emunic-run --nic portals"
+
+step "message.h: a program defining ARMCI's constants itself (-Werror)"
+# shellcheck disable=SC2046
+"$cc" "${san_flags[@]}" -Werror -o pc_hdr "$src/tests/runtime/hdr/defs_before.c" \
+    "$src/tests/runtime/hdr/defs_after.c" $(pkg-config --cflags emunic-armci) ||
+    fail "message.h/armci.h redefinitions against the installed headers"
+./pc_hdr || fail "pc_hdr"
 
 step "pkg-config emunic-armci"
 pc_build pc_armci "$src/tests/install/armci_ring.c" emunic-armci

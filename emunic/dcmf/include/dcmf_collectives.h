@@ -1,6 +1,7 @@
 /* DCMF's geometry collectives: a geometry is an ordered list of ranks with
- * barrier protocols; barrier, broadcast and allreduce run over it. What
- * the protocols are here and which ones analyze accepts: docs/dcmf.md. */
+ * barrier protocols; barrier, broadcast, allreduce and reduce run over it.
+ * What the protocols are here and which ones analyze accepts:
+ * docs/dcmf.md. */
 #ifndef EMUNIC_DCMF_COLLECTIVES_H
 #define EMUNIC_DCMF_COLLECTIVES_H
 
@@ -63,6 +64,10 @@ typedef enum {
     DCMF_TORUS_ASYNC_SHORT_BINOMIAL_ALLREDUCE_PROTOCOL,
     DCMF_TORUS_RECTANGLE_ALLREDUCE_PROTOCOL,
     DCMF_TORUS_RECTANGLE_RING_ALLREDUCE_PROTOCOL,
+    DCMF_TORUS_ASYNC_RECTANGLE_ALLREDUCE_PROTOCOL,
+    DCMF_TORUS_ASYNC_RECTANGLE_RING_ALLREDUCE_PROTOCOL,
+    DCMF_TORUS_ASYNC_SHORT_RECTANGLE_ALLREDUCE_PROTOCOL,
+    DCMF_TORUS_RRING_DPUT_ALLREDUCE_PROTOCOL_SINGLETH,
     DCMF_NUM_ALLREDUCE_PROTOCOLS
 } DCMF_Allreduce_Protocol;
 
@@ -98,6 +103,30 @@ DCMF_Result DCMF_Broadcast(DCMF_CollectiveProtocol_t *registration,
                            DCMF_CollectiveRequest_t *request, DCMF_Callback_t cb_done,
                            DCMF_Consistency consistency, DCMF_Geometry_t *geometry,
                            unsigned root, char *src, unsigned bytes);
+
+typedef enum {
+    DCMF_TREE_REDUCE_PROTOCOL,
+    DCMF_TORUS_BINOMIAL_REDUCE_PROTOCOL,
+    DCMF_TORUS_RECTANGLE_REDUCE_PROTOCOL,
+    DCMF_TORUS_RECTANGLE_RING_REDUCE_PROTOCOL,
+    DCMF_NUM_REDUCE_PROTOCOLS
+} DCMF_Reduce_Protocol;
+
+typedef struct {
+    DCMF_Reduce_Protocol protocol;
+    DCMF_Geometry_callback cb_geometry;
+    unsigned reuse_storage;
+} DCMF_Reduce_Configuration_t;
+
+DCMF_Result DCMF_Reduce_register(DCMF_CollectiveProtocol_t *registration,
+                                 DCMF_Reduce_Configuration_t *configuration);
+/* count elements of sbuffer from every member combined into root's
+ * rbuffer (root is a rank of the geometry; other ranks' rbuffer is not
+ * written and may be NULL). */
+DCMF_Result DCMF_Reduce(DCMF_CollectiveProtocol_t *registration, DCMF_CollectiveRequest_t *request,
+                        DCMF_Callback_t cb_done, DCMF_Consistency consistency,
+                        DCMF_Geometry_t *geometry, unsigned root, char *sbuffer, char *rbuffer,
+                        unsigned count, DCMF_Dt dt, DCMF_Op op);
 
 #ifdef __cplusplus
 }

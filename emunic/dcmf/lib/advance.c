@@ -5,6 +5,7 @@
  * handlers did. */
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -60,6 +61,73 @@ static void dispatch(const struct emu_msg *m)
     }
 }
 
+/* ---- completions of operations that finished inside their own call ---- */
+
+struct later {
+    struct later *next;
+    DCMF_Callback_t cb;
+    const void *req;
+    DCMF_Result err;
+};
+
+static void call_back(DCMF_Callback_t cb, DCMF_Result err)
+{
+    DCMF_Error_t e = {err};
+    if (cb.function)
+        cb.function(cb.clientdata, err == DCMF_SUCCESS ? NULL : &e);
+}
+
+static struct later *later_head, **later_tail = &later_head;
+
+void dcmfl_later(DCMF_Callback_t cb, const void *req, DCMF_Result err)
+{
+    struct later *l = malloc(sizeof *l);
+    if (!l) { /* cannot wait for advance: call back now rather than never */
+        fprintf(stderr, "emunic dcmf: rank %u: out of memory; a completion is called back early\n",
+                dcmfl.rank);
+        if (req)
+            dcmfl_busy_del(req);
+        call_back(cb, err);
+        return;
+    }
+    l->next = NULL;
+    l->cb = cb;
+    l->req = req;
+    l->err = err;
+    *later_tail = l;
+    later_tail = &l->next;
+}
+
+static unsigned run_later(void)
+{
+    struct later *l = later_head; /* callbacks may add more: those wait for the next advance */
+    unsigned n = 0;
+    later_head = NULL;
+    later_tail = &later_head;
+    while (l) {
+        struct later *next = l->next;
+        if (l->req)
+            dcmfl_busy_del(l->req);
+        DCMF_Callback_t cb = l->cb;
+        DCMF_Result err = l->err;
+        free(l);
+        call_back(cb, err);
+        l = next;
+        n++;
+    }
+    return n;
+}
+
+void dcmfl_later_fini(void)
+{
+    while (later_head) {
+        struct later *l = later_head;
+        later_head = l->next;
+        free(l);
+    }
+    later_tail = &later_head;
+}
+
 static _Thread_local int in_irq_thread;
 
 unsigned dcmfl_advance_locked(void)
@@ -67,7 +135,7 @@ unsigned dcmfl_advance_locked(void)
     struct emu_msg buf[BATCH];
     int n;
     dcmfl.dispatch_depth++;
-    unsigned total = dcmfl_held_dispatch();
+    unsigned total = run_later() + dcmfl_held_dispatch();
     do {
         n = emunic_poll(buf, BATCH);
         for (int i = 0; i < n; i++)
@@ -77,6 +145,7 @@ unsigned dcmfl_advance_locked(void)
         /* finalize waits for the interrupt thread: let it stop between
          * batches rather than after a backlog of any length */
     } while (n == BATCH && !(in_irq_thread && atomic_load(&dcmfl.irq_stop)));
+    total += dcmfl_waiting_dispatch();
     dcmfl.dispatch_depth--;
     return total;
 }

@@ -6,13 +6,15 @@
  * coll_algo.c (dissemination barrier, binomial broadcast, binomial
  * reduce + broadcast); the value only decides where the protocol may run,
  * which is what DCMF_Geometry_analyze reports, following BG/P:
- *   GI barrier, TREE allreduce/broadcast (the global interrupt and tree
- *     networks span the partition): only on a globalflag geometry;
+ *   GI barrier, TREE allreduce/broadcast/reduce (the global interrupt and
+ *     tree networks span the partition): only on a globalflag geometry;
  *   LOCKBOX and LOCKBOX_BINOMIAL barriers (node-local lockbox): only if
  *     every member is on the caller's emulated node;
- *   binomial and torus protocols: on any geometry.
- * DCMF_Allreduce and DCMF_Broadcast refuse (DCMF_INVAL) a protocol that
- * analyze rejects; DCMF_Barrier uses the first of the geometry's barrier
+ *   binomial and torus protocols (rectangle, ring and async ones too): on
+ *     any geometry.
+ * A reduce is the allreduce's binomial reduce without the broadcast back.
+ * DCMF_Allreduce, DCMF_Broadcast and DCMF_Reduce refuse (DCMF_INVAL) a
+ * protocol that analyze rejects; DCMF_Barrier uses the first of the geometry's barrier
  * protocols that analyze accepts. The configurations' geometry callbacks
  * are kept but not needed: early messages wait in the unexpected list.
  * Messages name a geometry by its id, so two live geometries of a rank
@@ -26,7 +28,7 @@
 #define CPROTO_MAGIC 0xc011ec70u
 #define GEOM_MAGIC 0x6e0e7a11u
 
-enum cproto_kind { CP_BARRIER = 1, CP_ALLREDUCE, CP_BROADCAST };
+enum cproto_kind { CP_BARRIER = 1, CP_ALLREDUCE, CP_BROADCAST, CP_REDUCE };
 
 /* Lives inside DCMF_CollectiveProtocol_t. */
 struct coll_cproto {
@@ -44,7 +46,7 @@ _Static_assert(sizeof(struct coll_geomobj) <= sizeof(DCMF_Geometry_t), "geometry
 
 static struct coll_group *live;
 
-static const char *const kind_names[] = {"?", "barrier", "allreduce", "broadcast"};
+static const char *const kind_names[] = {"?", "barrier", "allreduce", "broadcast", "reduce"};
 
 static struct coll_cproto *cproto_of(const char *fn, DCMF_CollectiveProtocol_t *p, enum cproto_kind kind)
 {
@@ -53,7 +55,7 @@ static struct coll_cproto *cproto_of(const char *fn, DCMF_CollectiveProtocol_t *
         dcmfl_fail(DCMF_INVAL, fn, "the protocol registration is NULL");
         return NULL;
     }
-    if (c->magic != CPROTO_MAGIC || c->kind < CP_BARRIER || c->kind > CP_BROADCAST) {
+    if (c->magic != CPROTO_MAGIC || c->kind < CP_BARRIER || c->kind > CP_REDUCE) {
         dcmfl_fail(DCMF_INVAL, fn, "the collective protocol was never registered");
         return NULL;
     }
@@ -96,6 +98,8 @@ static int analyze(const struct coll_group *g, const struct coll_cproto *p)
         return 1;
     case CP_BROADCAST:
         return p->algo == DCMF_TREE_BROADCAST_PROTOCOL ? (int)g->globalflag : 1;
+    case CP_REDUCE:
+        return p->algo == DCMF_TREE_REDUCE_PROTOCOL ? (int)g->globalflag : 1;
     default:
         return 0;
     }
@@ -151,6 +155,14 @@ DCMF_Result DCMF_Broadcast_register(DCMF_CollectiveProtocol_t *registration,
     return cregister("DCMF_Broadcast_register", registration, cfg != NULL,
                      cfg ? (unsigned)cfg->protocol : 0, DCMF_NUM_BROADCAST_PROTOCOLS, CP_BROADCAST,
                      cfg ? cfg->cb_geometry : NULL, 0);
+}
+
+DCMF_Result DCMF_Reduce_register(DCMF_CollectiveProtocol_t *registration,
+                                 DCMF_Reduce_Configuration_t *cfg)
+{
+    return cregister("DCMF_Reduce_register", registration, cfg != NULL,
+                     cfg ? (unsigned)cfg->protocol : 0, DCMF_NUM_REDUCE_PROTOCOLS, CP_REDUCE,
+                     cfg ? cfg->cb_geometry : NULL, cfg ? cfg->reuse_storage : 0);
 }
 
 /* ---- geometries ---- */
@@ -402,6 +414,15 @@ DCMF_Result DCMF_Allreduce(DCMF_CollectiveProtocol_t *registration, DCMF_Collect
     return coll_end(coll_launch(fn, in, coll_setup_reduce(in, 0, sbuffer, rbuffer, count, dt, op, 1)));
 }
 
+/* A root rank's member index (the tree is built over members), or g->n. */
+static uint32_t member_of(const struct coll_group *g, unsigned rank)
+{
+    for (uint32_t i = 0; i < g->n; i++)
+        if (g->ranks[i] == rank)
+            return i;
+    return g->n;
+}
+
 DCMF_Result DCMF_Broadcast(DCMF_CollectiveProtocol_t *registration, DCMF_CollectiveRequest_t *request,
                            DCMF_Callback_t cb_done, DCMF_Consistency consistency,
                            DCMF_Geometry_t *geometry, unsigned root, char *src, unsigned bytes)
@@ -414,10 +435,7 @@ DCMF_Result DCMF_Broadcast(DCMF_CollectiveProtocol_t *registration, DCMF_Collect
     if ((rc = usable(fn, registration, CP_BROADCAST, g)) != DCMF_SUCCESS ||
         (rc = coll_check_request(fn, request, sizeof *request)) != DCMF_SUCCESS)
         return coll_end(rc);
-    uint32_t rm = g->n; /* root is a rank; the tree needs its member index */
-    for (uint32_t i = 0; i < g->n; i++)
-        if (g->ranks[i] == root)
-            rm = i;
+    uint32_t rm = member_of(g, root);
     if (rm == g->n)
         return coll_end(dcmfl_fail(DCMF_INVAL, fn, "root rank %u is not in geometry %u", root, g->id));
     if (bytes && !src)
@@ -426,4 +444,31 @@ DCMF_Result DCMF_Broadcast(DCMF_CollectiveProtocol_t *registration, DCMF_Collect
     if (!in)
         return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
     return coll_end(coll_launch(fn, in, coll_setup_bcast(in, rm, src, bytes)));
+}
+
+DCMF_Result DCMF_Reduce(DCMF_CollectiveProtocol_t *registration, DCMF_CollectiveRequest_t *request,
+                        DCMF_Callback_t cb_done, DCMF_Consistency consistency,
+                        DCMF_Geometry_t *geometry, unsigned root, char *sbuffer, char *rbuffer,
+                        unsigned count, DCMF_Dt dt, DCMF_Op op)
+{
+    const char *fn = "DCMF_Reduce";
+    struct coll_group *g;
+    DCMF_Result rc = geo_begin(fn, geometry, consistency, &g);
+    if (rc != DCMF_SUCCESS)
+        return rc;
+    if ((rc = usable(fn, registration, CP_REDUCE, g)) != DCMF_SUCCESS ||
+        (rc = coll_check_request(fn, request, sizeof *request)) != DCMF_SUCCESS ||
+        (rc = coll_check_op(fn, op, dt)) != DCMF_SUCCESS)
+        return coll_end(rc);
+    uint32_t rm = member_of(g, root);
+    if (rm == g->n)
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "root rank %u is not in geometry %u", root, g->id));
+    if (count && (!sbuffer || (rm == g->me && !rbuffer)))
+        return coll_end(dcmfl_fail(DCMF_INVAL, fn, "%s is NULL with count %u",
+                                  sbuffer ? "the root's rbuffer" : "sbuffer", count));
+    /* numbered with the allreduces: every member calls both in one order */
+    struct coll_inst *in = coll_inst_new(g, CK_ALLREDUCE, cb_done, consistency, request, sizeof *request);
+    if (!in)
+        return coll_end(dcmfl_fail(DCMF_ERROR, fn, "out of memory"));
+    return coll_end(coll_launch(fn, in, coll_setup_reduce(in, rm, sbuffer, rbuffer, count, dt, op, 0)));
 }

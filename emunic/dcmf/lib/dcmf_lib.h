@@ -2,7 +2,8 @@
  * messager.c: init, configuration, critical section, hardware, time;
  * advance.c: completions, dispatch, FIFO accounting, interrupt thread;
  * onesided.c: memory regions, Put, Get, Restart; send.c: Send, Control;
- * collectives.c: global and geometry collectives. */
+ * collectives.c: global and geometry collectives; mcast.c, m2m.c: the
+ * multisend calls (multicast, many-to-many). */
 #ifndef EMUNIC_DCMF_LIB_H
 #define EMUNIC_DCMF_LIB_H
 
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include <dcmf.h>
+#include <dcmf_multisend.h>
 
 #include "emunic/emunic.h"
 
@@ -21,7 +23,9 @@
 enum dcmfl_am_kind {
     DCMFL_AM_SEND = 1,    /* imm low 16 bits: send protocol number */
     DCMFL_AM_CONTROL = 2, /* control protocol number */
-    DCMFL_AM_INTERNAL = 3 /* library-internal send protocol (collectives) */
+    DCMFL_AM_INTERNAL = 3, /* library-internal send protocol (collectives) */
+    DCMFL_AM_MCAST = 4,    /* multicast protocol number */
+    DCMFL_AM_M2M = 5       /* many-to-many protocol number */
 };
 #define DCMFL_AM_ID(kind, n) (((uint64_t)(kind) << 16) | (uint64_t)(n))
 
@@ -36,6 +40,8 @@ enum dcmfl_proto_kind {
     DCMFL_P_GBARRIER,
     DCMFL_P_GBCAST,
     DCMFL_P_GALLREDUCE,
+    DCMFL_P_MCAST,
+    DCMFL_P_M2M,
 };
 
 #define DCMFL_PROTO_MAGIC 0xdc3f9071u
@@ -46,9 +52,12 @@ struct dcmfl_proto {
     uint32_t kind;
     uint32_t id;    /* registration number within its kind */
     uint32_t algo;  /* the configuration's protocol enum */
-    uint32_t space; /* send protocols: DCMFL_AM_SEND or DCMFL_AM_INTERNAL */
-    DCMF_Send_Configuration_t send;
+    uint32_t space; /* the DCMFL_AM_* space of protocols that send */
+    DCMF_Send_Configuration_t send; /* multisend: the library's own callbacks */
     DCMF_Control_Configuration_t ctl;
+    DCMF_Multicast_Configuration_t mcast;
+    DCMF_Manytomany_Configuration_t m2m;
+    void *state; /* many-to-many: the receive side's open operations */
 };
 _Static_assert(sizeof(struct dcmfl_proto) <= sizeof(DCMF_Protocol_t), "protocol storage");
 
@@ -100,6 +109,10 @@ struct dcmfl_state {
     struct dcmfl_proto *ctl[DCMFL_MAX_PROTOCOLS];
     unsigned nctl;
     struct dcmfl_proto *internal[DCMFL_INTERNAL_MAX];
+    struct dcmfl_proto *mcast[DCMFL_MAX_PROTOCOLS];
+    unsigned nmcast;
+    struct dcmfl_proto *m2m[DCMFL_MAX_PROTOCOLS];
+    unsigned nm2m;
     unsigned nput, nget;
     /* injection FIFO: descriptors posted and not yet read by the NIC */
     unsigned fifo_depth, fifo_used;
@@ -173,6 +186,9 @@ unsigned dcmfl_held_dispatch(void);
  * sender waits forever for a long payload to be taken (send.c). */
 void dcmfl_release_arrivals(void);
 void dcmfl_recv_done(struct dcmfl_req *r, int status); /* send.c */
+/* Start the long receives waiting for their request storage to be free
+ * again; returns how many started (send.c). */
+unsigned dcmfl_waiting_dispatch(void);
 /* Post a prepared request (first time or restart). */
 DCMF_Result dcmfl_post_onesided(const char *fn, struct dcmfl_req *r); /* onesided.c */
 DCMF_Result dcmfl_post_send(const char *fn, struct dcmfl_req *r);     /* send.c */
@@ -182,6 +198,20 @@ DCMF_Result dcmfl_post_send(const char *fn, struct dcmfl_req *r);     /* send.c 
  * client's registrations; then used with DCMF_Send like any other. */
 DCMF_Result dcmfl_internal_register(DCMF_Protocol_t *registration,
                                     DCMF_Send_Configuration_t *cfg, unsigned id);
+/* Register registration as protocol id of AM space (DCMFL_AM_*): its
+ * arrivals reach cfg's callbacks, and dcmfl_post_send sends on it. The
+ * caller then sets the kind and its own fields. */
+DCMF_Result dcmfl_space_register(const char *fn, DCMF_Protocol_t *registration,
+                                 DCMF_Send_Configuration_t *cfg, uint32_t space, unsigned id);
+
+/* A callback to run in the next DCMF_Messager_advance, for an operation
+ * that completes inside its own call (DCMF calls back only from advance),
+ * with err (DCMF_SUCCESS: no error); req (may be NULL) stays in use until
+ * then (advance.c). */
+void dcmfl_later(DCMF_Callback_t cb, const void *req, DCMF_Result err);
+void dcmfl_later_fini(void);
+/* The many-to-many receive side's state, at finalize (m2m.c). */
+void dcmfl_m2m_fini(void);
 
 void dcmfl_irq_start(void);
 void dcmfl_irq_stop(void);

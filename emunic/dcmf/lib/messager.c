@@ -77,7 +77,7 @@ struct dcmfl_proto *dcmfl_proto_of(const char *fn, DCMF_Protocol_t *p, enum dcmf
 {
     static const char *const names[] = {"?", "send", "control", "put", "get",
                                         "global barrier", "global broadcast",
-                                        "global allreduce"};
+                                        "global allreduce", "multicast", "many-to-many"};
     struct dcmfl_proto *pr = (struct dcmfl_proto *)p;
     if (!pr) {
         dcmfl_fail(DCMF_INVAL, fn, "the protocol registration is NULL");
@@ -212,11 +212,16 @@ unsigned DCMF_Messager_finalize(void)
     dcmfl_collectives_fini();
     emunic_finalize();
     dcmfl_fifo_fini();
+    dcmfl_later_fini();
+    dcmfl_m2m_fini();
     dcmfl_busy_clear();
     int32_t flag = DCMF_CriticalSection_flag;
     memset(&dcmfl.send, 0, sizeof dcmfl.send);
     memset(&dcmfl.ctl, 0, sizeof dcmfl.ctl);
     memset(&dcmfl.internal, 0, sizeof dcmfl.internal);
+    memset(&dcmfl.mcast, 0, sizeof dcmfl.mcast);
+    memset(&dcmfl.m2m, 0, sizeof dcmfl.m2m);
+    dcmfl.nmcast = dcmfl.nm2m = 0;
     dcmfl.nsend = dcmfl.nctl = dcmfl.nput = dcmfl.nget = 0;
     dcmfl.fifo_used = 0;
     DCMF_CriticalSection_flag = flag;

@@ -11,6 +11,18 @@
 
 #include "dcmf_lib.h"
 
+/* The protocols of an AM space, by number. */
+static struct dcmfl_proto **table_of(uint32_t space, unsigned *cap)
+{
+    *cap = space == DCMFL_AM_INTERNAL ? DCMFL_INTERNAL_MAX : DCMFL_MAX_PROTOCOLS;
+    switch (space) {
+    case DCMFL_AM_INTERNAL: return dcmfl.internal;
+    case DCMFL_AM_MCAST: return dcmfl.mcast;
+    case DCMFL_AM_M2M: return dcmfl.m2m;
+    default: return dcmfl.send;
+    }
+}
+
 static DCMF_Result send_register(const char *fn, DCMF_Protocol_t *registration,
                                  DCMF_Send_Configuration_t *cfg, uint32_t space, unsigned id)
 {
@@ -25,10 +37,10 @@ static DCMF_Result send_register(const char *fn, DCMF_Protocol_t *registration,
         return rc;
     if (!cfg->cb_recv_short && !cfg->cb_recv)
         return dcmfl_fail(DCMF_INVAL, fn, "neither receive callback is set");
-    struct dcmfl_proto **table = space == DCMFL_AM_SEND ? dcmfl.send : dcmfl.internal;
-    unsigned cap = space == DCMFL_AM_SEND ? DCMFL_MAX_PROTOCOLS : DCMFL_INTERNAL_MAX;
+    unsigned cap;
+    struct dcmfl_proto **table = table_of(space, &cap);
     if (id >= cap)
-        return dcmfl_fail(DCMF_EAGAIN, fn, "all %u send protocol slots are registered", cap);
+        return dcmfl_fail(DCMF_EAGAIN, fn, "all %u protocol slots of this kind are registered", cap);
     struct dcmfl_proto *p = (struct dcmfl_proto *)registration;
     memset(p, 0, sizeof *p);
     p->magic = DCMFL_PROTO_MAGIC;
@@ -55,6 +67,12 @@ DCMF_Result dcmfl_internal_register(DCMF_Protocol_t *registration, DCMF_Send_Con
                                     unsigned id)
 {
     return send_register("DCMF (internal)", registration, cfg, DCMFL_AM_INTERNAL, id);
+}
+
+DCMF_Result dcmfl_space_register(const char *fn, DCMF_Protocol_t *registration,
+                                 DCMF_Send_Configuration_t *cfg, uint32_t space, unsigned id)
+{
+    return send_register(fn, registration, cfg, space, id);
 }
 
 DCMF_Result dcmfl_post_send(const char *fn, struct dcmfl_req *r)
@@ -168,6 +186,77 @@ static void discard(const struct emu_msg *am)
         emunic_am_accept(am, NULL, 0, 0);
 }
 
+/* Take a long payload into rcvbuf with req as the receive request. */
+static void accept_into(const struct emu_msg *am, DCMF_Request_t *req, char *rcvbuf, size_t rcvlen,
+                        DCMF_Callback_t cb)
+{
+    struct dcmfl_req *r = (struct dcmfl_req *)req;
+    memset(r, 0, sizeof *r);
+    r->magic = DCMFL_REQ_MAGIC;
+    r->kind = DCMFL_R_RECV;
+    r->rank = am->src;
+    r->bytes = rcvlen;
+    r->done = cb;
+    if (dcmfl_busy_add(r, sizeof *req) != 0) {
+        fprintf(stderr, "emunic dcmf: rank %u: out of memory receiving %zu bytes from rank %u; dropped\n",
+                dcmfl.rank, (size_t)am->len, am->src);
+        discard(am);
+        return;
+    }
+    if (emunic_am_accept(am, rcvbuf, rcvlen, (uint64_t)(uintptr_t)r) != 0)
+        dcmfl_busy_del(r);
+}
+
+/* Long receives whose callback returned request storage still carrying an
+ * earlier operation (a client cycling through a ring of requests faster
+ * than its receives complete): each waits, payload still at the sender,
+ * until its storage is free, then starts as if just returned (the oldest
+ * first). */
+struct waiting {
+    struct waiting *next;
+    struct emu_msg am;
+    DCMF_Request_t *req;
+    char *rcvbuf;
+    size_t rcvlen;
+    DCMF_Callback_t cb;
+};
+
+static struct waiting *wait_head, **wait_tail = &wait_head;
+
+static void wait_for_storage(const struct emu_msg *am, DCMF_Request_t *req, char *rcvbuf,
+                             size_t rcvlen, DCMF_Callback_t cb)
+{
+    struct waiting *w = malloc(sizeof *w);
+    if (!w) {
+        fprintf(stderr, "emunic dcmf: rank %u: out of memory receiving %zu bytes from rank %u; dropped\n",
+                dcmfl.rank, (size_t)am->len, am->src);
+        discard(am);
+        return;
+    }
+    *w = (struct waiting){NULL, *am, req, rcvbuf, rcvlen, cb};
+    *wait_tail = w;
+    wait_tail = &w->next;
+}
+
+unsigned dcmfl_waiting_dispatch(void)
+{
+    unsigned n = 0;
+    for (struct waiting **pp = &wait_head; *pp;) {
+        struct waiting *w = *pp;
+        if (dcmfl_busy_overlaps(w->req, sizeof *w->req)) {
+            pp = &w->next;
+            continue;
+        }
+        *pp = w->next;
+        if (wait_tail == &w->next)
+            wait_tail = pp;
+        accept_into(&w->am, w->req, w->rcvbuf, w->rcvlen, w->cb);
+        free(w);
+        n++;
+    }
+    return n;
+}
+
 static void deliver_send(const struct emu_msg *am, struct dcmfl_proto *p)
 {
     unsigned id = (unsigned)(am->imm & 0xffff);
@@ -238,28 +327,10 @@ static void deliver_send(const struct emu_msg *am, struct dcmfl_proto *p)
             cb.function(cb.clientdata, NULL);
         return;
     }
-    if (dcmfl_busy_overlaps(req, sizeof *req)) {
-        fprintf(stderr, "emunic dcmf: rank %u: the receive callback of protocol %u returned a request "
-                        "still in use by an operation that has not completed; %zu bytes from rank %u dropped\n",
-                dcmfl.rank, id, len, am->src);
-        discard(am);
-        return;
-    }
-    struct dcmfl_req *r = (struct dcmfl_req *)req;
-    memset(r, 0, sizeof *r);
-    r->magic = DCMFL_REQ_MAGIC;
-    r->kind = DCMFL_R_RECV;
-    r->rank = am->src;
-    r->bytes = rcvlen;
-    r->done = cb;
-    if (dcmfl_busy_add(r, sizeof *req) != 0) {
-        fprintf(stderr, "emunic dcmf: rank %u: out of memory receiving %zu bytes from rank %u; dropped\n",
-                dcmfl.rank, len, am->src);
-        discard(am);
-        return;
-    }
-    if (emunic_am_accept(am, rcvbuf, rcvlen, (uint64_t)(uintptr_t)r) != 0)
-        dcmfl_busy_del(r);
+    if (dcmfl_busy_overlaps(req, sizeof *req))
+        wait_for_storage(am, req, rcvbuf, rcvlen, cb);
+    else
+        accept_into(am, req, rcvbuf, rcvlen, cb);
 }
 
 /* ---- control ---- */
@@ -340,14 +411,14 @@ static unsigned discards_out; /* payload releases not yet acknowledged */
 
 static struct dcmfl_proto *proto_for(const struct emu_msg *am)
 {
-    unsigned space = (unsigned)(am->imm >> 16), id = (unsigned)(am->imm & 0xffff);
-    if (space == DCMFL_AM_SEND && id < DCMFL_MAX_PROTOCOLS)
-        return dcmfl.send[id];
-    if (space == DCMFL_AM_INTERNAL && id < DCMFL_INTERNAL_MAX)
-        return dcmfl.internal[id];
-    if (space == DCMFL_AM_CONTROL && id < DCMFL_MAX_PROTOCOLS)
-        return dcmfl.ctl[id];
-    return NULL;
+    unsigned space = (unsigned)(am->imm >> 16), id = (unsigned)(am->imm & 0xffff), cap;
+    if (space == DCMFL_AM_CONTROL)
+        return id < DCMFL_MAX_PROTOCOLS ? dcmfl.ctl[id] : NULL;
+    if (space != DCMFL_AM_SEND && space != DCMFL_AM_INTERNAL && space != DCMFL_AM_MCAST &&
+        space != DCMFL_AM_M2M)
+        return NULL;
+    struct dcmfl_proto **table = table_of(space, &cap);
+    return id < cap ? table[id] : NULL;
 }
 
 static void deliver(const struct emu_msg *am, struct dcmfl_proto *p)
@@ -427,6 +498,14 @@ static void release(const struct emu_msg *am)
 void dcmfl_release_arrivals(void)
 {
     unsigned dropped = 0;
+    while (wait_head) {
+        struct waiting *w = wait_head;
+        wait_head = w->next;
+        release(&w->am);
+        free(w);
+        dropped++;
+    }
+    wait_tail = &wait_head;
     while (held_head) {
         struct held *h = held_head;
         held_head = h->next;

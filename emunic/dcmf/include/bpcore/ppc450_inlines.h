@@ -69,4 +69,14 @@ static inline int _bgp_StoreConditional(volatile uint32_t *pVar, uint32_t Val)
                                                    memory_order_seq_cst, memory_order_relaxed);
 }
 
+/* dcbt: bring the cache line holding addr into the data cache ahead of a
+ * use. A hint, as on the PPC450: nothing is read or written. Any object
+ * pointer converts to the parameter, volatile ones included. */
+#ifndef _bgp_dcache_touch_line
+static inline void _bgp_dcache_touch_line(const volatile void *addr)
+{
+    __builtin_prefetch((const void *)addr, 0, 3);
+}
+#endif
+
 #endif

@@ -18,7 +18,10 @@
  * accepted and ignored; a contended LockBox_MutexLock sleeps on a futex
  * after a short spin instead of spinning on the bus.
  * Needs POSIX and Linux declarations (gcc's default gnu modes, or
- * _GNU_SOURCE / _DEFAULT_SOURCE) and C11 atomics. */
+ * _GNU_SOURCE / _DEFAULT_SOURCE) and C11 atomics.
+ *
+ * Kernel_PhysicalProcessorID and Kernel_ProcessCount are also functions
+ * of libdcmf, for programs that call them without this header. */
 #ifndef EMUNIC_BGP_SPI_H
 #define EMUNIC_BGP_SPI_H
 
