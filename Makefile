@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMUNIC_WERROR=ON
 PREFIX ?= /usr/local
 
-.PHONY: all deps build install demo check check-fast check-asan check-tsan bench clean help
+.PHONY: all deps build install demo check check-fast check-asan check-tsan check-clients bench clean help
 
 all: build
 
@@ -13,6 +13,7 @@ help:
 	@echo "make demo        install deps, build, run a 2-node demo job"
 	@echo "make check       install deps, build, run every test (plain, ASan+UBSan, TSan)"
 	@echo "make check-fast  the plain build's tests only"
+	@echo "make check-clients  real clients' own suites (SOS, GA) against installed emunic"
 	@echo "make install     build, then install into PREFIX (default /usr/local)"
 	@echo "make bench       run the core benchmarks (see docs/PERFORMANCE.md)"
 	@echo "make clean       remove build directories"
@@ -49,7 +50,14 @@ check-tsan: deps
 	cmake --build build-tsan -j$(JOBS)
 	ctest --test-dir build-tsan --output-on-failure -L tsan
 
-check: check-fast check-asan check-tsan
+# Real clients (Sandia OpenSHMEM, Global Arrays) from ../shared/clients or
+# $$EMUNIC_CLIENTS, built against emunic installed to a scratch prefix and
+# run through their own test suites (tests/clients/run.sh); one line and
+# nothing else when the archives are not there.
+check-clients: build
+	tests/clients/run.sh -b $(BUILD)
+
+check: check-fast check-asan check-tsan check-clients
 	@echo "emunic: all test suites passed (plain, ASan+UBSan, TSan)"
 
 bench: build

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 PKGS=(build-essential cmake pkg-config liburing-dev libhwloc-dev libcmocka-dev libyaml-dev mpich libmpich-dev
-      libglobalarrays-dev libscalapack-mpich-dev)
+      libglobalarrays-dev libscalapack-mpich-dev
+      autoconf automake libtool gfortran)  # the last line: building the real clients (make check-clients)
 
 is_debian() {
     [ -f /etc/debian_version ] && return 0

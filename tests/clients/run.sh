@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# make check-clients: real third-party clients, built from their source
+# archives against an *installed* emunic and run through their own test
+# suites under the installed emunic-run. Nothing is cached between runs.
+#
+#   tests/clients/run.sh [-b BUILD_DIR] [STAGE...]
+#
+#   -b BUILD_DIR  the emunic build to install (default: build/)
+#   STAGE         sos, ga (default: all of them)
+# Environment:
+#   EMUNIC_CLIENTS   where the archives are (default: ../shared/clients
+#                    beside the source tree); absent: one line, exit 0
+#   CLIENTS_WORK     scratch directory (default: BUILD_DIR/clients, emptied)
+#   CLIENTS_TIMEOUT  emunic-run --timeout of each test program (default 300)
+#   CLIENTS_LAYOUTS  all (default) or 2x2: SOS's unit set also at 1x4 and 4x1
+#   GA_NICS          NICs GA's programs run over (default: portals pami dcmf)
+# A failing client test prints its name, the last lines of its output and
+# the command that reproduces it; the last line counts passes and failures.
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=$src/build
+while getopts b:h opt; do
+    case $opt in
+        b) build=$(cd "$OPTARG" && pwd) ;;
+        h) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        *) exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+stages=("$@")
+[ ${#stages[@]} -eq 0 ] && stages=(sos ga)
+
+# shellcheck source=tests/clients/lib.sh
+. "$here/lib.sh"
+# shellcheck source=tests/clients/sos.sh
+. "$here/sos.sh"
+# shellcheck source=tests/clients/ga.sh
+. "$here/ga.sh"
+
+clients=$(clients_dir)
+if [ -z "$clients" ]; then
+    echo "clients: skipped: no client archives (../shared/clients); point EMUNIC_CLIENTS=DIR at them"
+    exit 0
+fi
+[ -x "$build/bin/emunic-run" ] || { echo "clients: build $build first (make build)" >&2; exit 2; }
+timeout=${CLIENTS_TIMEOUT:-300}
+work=${CLIENTS_WORK:-$build/clients}
+rm -rf "$work"
+mkdir -p "$work"
+prefix=$work/prefix
+t0=$(date +%s)
+
+step "install emunic ($build) to $prefix"
+install_emunic "$build" "$prefix" || exit 1
+
+for s in "${stages[@]}"; do
+    case $s in
+        sos) stage_sos ;;
+        ga) stage_ga ;;
+        *) echo "clients: unknown stage '$s' (sos, ga)" >&2; exit 2 ;;
+    esac
+done
+
+echo "clients: took $(( $(date +%s) - t0 )) s; work tree $work"
+if [ "$nfail" -gt 0 ]; then
+    echo "clients: failed:"
+    printf '  %s\n' "${failed_list[@]}"
+fi
+echo "clients: $npass passed, $nfail failed, $nskip skipped"
+[ "$nfail" -eq 0 ]
