@@ -35,7 +35,7 @@ struct m2m_open {
     unsigned *lens, *displs;
     unsigned n, mine;
     uint8_t *got;       /* per index: a slice arrived */
-    unsigned remaining; /* indices still waiting for their bytes */
+    unsigned remaining; /* indices still waiting for their slice */
     unsigned pending;   /* slices still being pulled */
     int failed;
 };
@@ -205,9 +205,11 @@ static DCMF_Request_t *on_long(void *cd, const DCQuad *mi, unsigned count, size_
     if (!o)
         return NULL;
     struct piece *pc = calloc(1, sizeof *pc);
-    if (!pc) {
-        o->failed = 1;
+    if (!pc) { /* the slice is lost: the operation ends with an error */
         fprintf(stderr, "emunic dcmf: rank %u: out of memory receiving a many-to-many slice\n", dcmfl.rank);
+        o->failed = 1;
+        landed(o, idx);
+        maybe_done(p->state, conn, o);
         return NULL;
     }
     pc->o = o;

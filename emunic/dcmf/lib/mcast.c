@@ -236,7 +236,7 @@ static DCMF_Result check(const char *fn, const DCMF_Multicast_t *m, struct dcmfl
     return DCMF_SUCCESS;
 }
 
-int DCMF_Multicast(DCMF_Multicast_t *m)
+int DCMF_Multicast(DCMF_Multicast_t *mcastinfo)
 {
     const char *fn = "DCMF_Multicast";
     DCMF_Result rc = dcmfl_need_init(fn);
@@ -244,7 +244,11 @@ int DCMF_Multicast(DCMF_Multicast_t *m)
         return rc;
     dcmfl_lock();
     struct dcmfl_proto *p = NULL;
-    rc = check(fn, m, &p);
+    rc = check(fn, mcastinfo, &p);
+    /* a copy: the structure is the caller's again at once, and a callback
+     * run inside this call (a full FIFO advances) may already reuse it */
+    DCMF_Multicast_t mc = rc == DCMF_SUCCESS ? *mcastinfo : (DCMF_Multicast_t){0};
+    const DCMF_Multicast_t *m = &mc;
     struct mc_op *op = NULL;
     if (rc == DCMF_SUCCESS && !(op = calloc(1, sizeof *op + m->nranks * sizeof op->tx[0])))
         rc = dcmfl_fail(DCMF_ERROR, fn, "out of memory");
