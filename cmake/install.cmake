@@ -28,7 +28,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/emunic/dcmf/include/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/armci.h
               ${PROJECT_SOURCE_DIR}/runtime/include/message.h
-              ${PROJECT_BINARY_DIR}/runtime/include/armci_variant.h
+              ${PROJECT_BINARY_DIR}/runtime/install/armci_variant.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 install(FILES ${PROJECT_SOURCE_DIR}/man/emunic-run.1
