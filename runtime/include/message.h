@@ -27,6 +27,13 @@ extern "C" {
 
 struct armci_group_s;
 
+/* The message layer's own start and end, as GA's ARMCI has them (its test
+ * programs call them around ARMCI_Init/ARMCI_Finalize): MPI_Init and
+ * MPI_Finalize in the libarmci built for MPI programs when MPI is not
+ * already up (down); nothing otherwise, emunic-run having started the job. */
+void armci_msg_init(int *argc, char ***argv);
+void armci_msg_finalize(void);
+
 int armci_msg_me(void);
 int armci_msg_nproc(void);
 void armci_msg_abort(int code);

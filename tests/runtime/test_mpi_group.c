@@ -23,7 +23,12 @@
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    /* GA's ARMCI test programs start MPI this way: armci_msg_init brings
+     * it up in the MPI variant (and armci_msg_finalize takes it down) */
+    armci_msg_init(&argc, &argv);
+    int mpi_up = 0;
+    MPI_Initialized(&mpi_up);
+    CHECK(mpi_up, "MPI is not up after armci_msg_init");
     if (argc > 1 && !strcmp(argv[1], "half")) {
         /* GA's comm_init.x starts ARMCI on half the job: refused at once
          * in one line (it used to wait in the start-up barrier) */
@@ -74,7 +79,10 @@ int main(int argc, char **argv)
     CHECK(got == 1000 + (me + n - 1) % n, "ring put: %d", got);
     ARMCI_Free(ptr[me]);
     ARMCI_Finalize();
-    MPI_Finalize();
+    armci_msg_finalize();
+    int mpi_down = 0;
+    MPI_Finalized(&mpi_down);
+    CHECK(mpi_down, "MPI is still up after armci_msg_finalize");
     if (me == 0)
         printf("mpi groups ok on %d ranks\n", n);
     free(ptr);
