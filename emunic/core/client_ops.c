@@ -19,12 +19,37 @@ static void msg_init(struct emu_msg *m, uint8_t op, uint32_t dst)
     m->src = CL.rank;
 }
 
+static void stash_push_locked(const struct emu_msg *cqe);
+static int pop_one_locked(struct emu_msg *out);
+
+/* The command queue is full: the NIC may be holding back because this rank
+ * leaves its completions untaken (it bounds what it parks per rank). Move
+ * them into the rank's own stash, which the next poll or wait returns
+ * first, in order; AM handlers run as in a poll. Another thread holding
+ * the queue is taking them already. */
+static void drain_cq_for_post(void)
+{
+    if (pthread_mutex_trylock(&CL.cq_mu) != 0)
+        return;
+    struct emu_msg e;
+    int r, stashed = 0;
+    while ((r = pop_one_locked(&e)) >= 0)
+        if (r == 1) {
+            stash_push_locked(&e);
+            stashed = 1;
+        }
+    pthread_mutex_unlock(&CL.cq_mu);
+    if (stashed)
+        emu_waiter_notify(&CL.me->cq_waiter);
+}
+
 int emu_client_post(struct emu_msg *m)
 {
     int spins = 0;
     int64_t t0 = EMU_TR_BEGIN();
     while (emu_ring_push(&CL.cmd, m) != 0) {
         /* queue full: make sure the NIC is awake and let it run */
+        drain_cq_for_post();
         emu_waiter_notify_fd(&CL.mynode->doorbell, CL.doorbell_fd);
         sched_yield();
         if (++spins % 1024 == 0 && emu_client_dead()) {

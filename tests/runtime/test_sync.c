@@ -873,6 +873,7 @@ static void test_malloc(void)
 int main(void)
 {
     CHECK(!ARMCI_Initialized(), "ARMCI_Initialized before ARMCI_Init");
+    armci_msg_init(NULL, NULL); /* GA's ARMCI test programs call it first */
     ARMCI_Init();
     CHECK(ARMCI_Initialized(), "ARMCI_Initialized after ARMCI_Init");
     me = armci_msg_me();
@@ -908,5 +909,6 @@ int main(void)
     if (me == 0)
         printf("sync: OK on %d ranks (%d nodes)\n", nproc, nnodes);
     ARMCI_Finalize();
+    armci_msg_finalize();
     return 0;
 }
