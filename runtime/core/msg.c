@@ -214,11 +214,17 @@ void armci_msg_bcast_scope(int scope, void *buf, int len, int root)
     bcast(fn, scope, buf, len, root, grp(fn, NULL, 0));
 }
 
+/* root is a world rank, as GA's ARMCI compares it with armci_me and GA
+ * passes it (collect.c: the group's root mapped to its absolute id). */
 void armci_msg_group_bcast_scope(int scope, void *buf, int len, int root,
                                  struct armci_group_s *group)
 {
     const char *fn = "armci_msg_group_bcast_scope";
-    bcast(fn, scope, buf, len, root, grp(fn, group, 1));
+    struct armcii_grp *r = grp(fn, group, 1);
+    int groot = armcii_grp_find(r, root);
+    if (groot < 0)
+        armcii_error(1, "%s: root = %d (a world rank) is not a member of the group", fn, root);
+    bcast(fn, scope, buf, len, groot, r);
 }
 
 /* ---- reductions ---- */

@@ -68,6 +68,8 @@ armci_msg_err_test(test_groups freed 1 2 "ARMCI_Group_size: group has been freed
 armci_msg_err_test(test_groups garbage 1 1 "ARMCI_Group_rank: not a valid group handle")
 armci_msg_err_test(test_groups stale_copy 1 1 "ARMCI_Absolute_id: not a valid group handle")
 armci_msg_err_test(test_groups free_world 1 1 "ARMCI_Group_free: the world group cannot be freed")
+armci_msg_err_test(test_groups bcast_root 1 2
+  "armci_msg_group_bcast_scope: root = 2 \\(a world rank\\) is not a member of the group")
 armci_msg_err_test(test_groups abs_range 1 2 "ARMCI_Absolute_id: group_rank = 2 out of range 0..1")
 armci_msg_err_test(test_groups nonmember_default 1 2
   "ARMCI_Group_set_default: the caller \\(rank 1\\) is not a member")

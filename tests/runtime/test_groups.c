@@ -78,7 +78,7 @@ static void check_group(struct tg *t, const char *what, int colls)
         int x[3] = {-1, -1, -1};
         if (t->rank == root)
             x[0] = 1000 + me, x[1] = t->g.id, x[2] = root;
-        armci_msg_group_bcast_scope(SCOPE_ALL, x, sizeof x, root, &t->g);
+        armci_msg_group_bcast_scope(SCOPE_ALL, x, sizeof x, t->abs[root], &t->g);
         CHECK(x[0] == 1000 + t->abs[root] && x[1] == t->g.id && x[2] == root,
               "%s: bcast from group rank %d got %d %d %d", what, root, x[0], x[1], x[2]);
     }
@@ -372,6 +372,11 @@ static int err_case(const char *name)
     } else if (!strcmp(name, "free_world")) {
         ARMCI_Group_get_world(&w);
         ARMCI_Group_free(&w);
+    } else if (!strcmp(name, "bcast_root")) {
+        /* the root of a group broadcast is a world rank (GA passes it so) */
+        int x = 0;
+        ARMCI_Group_get_world(&w);
+        armci_msg_group_bcast_scope(SCOPE_ALL, &x, sizeof x, 2, &w);
     } else if (!strcmp(name, "abs_range")) {
         ARMCI_Group_get_world(&w);
         ARMCI_Absolute_id(&w, 2);

@@ -228,8 +228,8 @@ static void barrier(const struct ctx *c)
 
 static void bcast_all(const struct ctx *c, void *buf, int len, int root, int how)
 {
-    if (c->g)
-        armci_msg_group_bcast_scope(SCOPE_ALL, buf, len, root, c->g);
+    if (c->g) /* the root as a world rank, as GA passes it */
+        armci_msg_group_bcast_scope(SCOPE_ALL, buf, len, c->abs[root], c->g);
     else if (how == 0)
         armci_msg_bcast(buf, len, root);
     else if (how == 1)
@@ -277,7 +277,7 @@ static void one_bcast(const struct ctx *c, int scope, int root, size_t len, int 
     if (scope == SCOPE_ALL)
         bcast_all(c, buf, (int)len, root, how);
     else if (c->g)
-        armci_msg_group_bcast_scope(scope, buf, (int)len, root, c->g);
+        armci_msg_group_bcast_scope(scope, buf, (int)len, rabs, c->g);
     else
         armci_msg_bcast_scope(scope, buf, (int)len, root);
     if (in_scope) {
