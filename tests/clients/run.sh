@@ -13,7 +13,8 @@
 #   CLIENTS_WORK     scratch directory (default: BUILD_DIR/clients, emptied)
 #   CLIENTS_TIMEOUT  emunic-run --timeout of each test program (default 300)
 #   CLIENTS_LAYOUTS  all (default) or 2x2: SOS's unit set also at 1x4 and 4x1
-#   GA_NICS          NICs GA's programs run over (default: portals pami dcmf)
+#   GA_NICS          NICs GA's programs run over (default: portals; all three:
+#                    "portals pami dcmf")
 # A failing client test prints its name, the last lines of its output and
 # the command that reproduces it; the last line counts passes and failures.
 set -uo pipefail
@@ -24,7 +25,7 @@ build=$src/build
 while getopts b:h opt; do
     case $opt in
         b) build=$(cd "$OPTARG" && pwd) ;;
-        h) sed -n '2,19s/^# \{0,1\}//p' "$0"; exit 0 ;;
+        h) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
         *) exit 2 ;;
     esac
 done
