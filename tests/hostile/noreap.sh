@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# A rank that leaves its completions untaken: its daemon stays small (the
-# NIC stops taking that rank's commands once PARK_SOFT completions are
-# parked, and counts it as backpressure), and nothing is lost once the
-# rank takes them. The old daemon parked all of them (about 27 MB here).
+# A rank that leaves its completions untaken: its daemon stays small and
+# nothing is lost once the rank takes them. The old daemon parked all of
+# them (about 27 MB here). Two mechanisms bound it: the NIC stops taking
+# the rank's commands once PARK_SOFT completions are parked (counted as
+# backpressure), and a rank whose command queue is then full moves its
+# completions into its own stash while it waits (so a rank that keeps
+# posting never sees the NIC hold back); either may act here.
 set -u
 BIN=${1:?usage: $0 BIN_DIR}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/emunic-noreap.XXXXXX")
@@ -18,5 +21,5 @@ line=$(grep "noreap: posted $N reaped $N " "$TMP/out") || fail "not every comple
 growth=$(sed -n 's/.*rss_growth_kb \(-\{0,1\}[0-9]*\).*/\1/p' <<<"$line")
 (( growth < 12 * 1024 )) || fail "the daemon grew by $growth KiB while the rank did not reap"
 bp=$(grep -oE '"backpressure": [0-9]+' "$TMP/s.json" | tail -1 | grep -oE '[0-9]+$')
-(( ${bp:-0} >= 1 )) || fail "no backpressure counted (${bp:-none})"
+[[ -n "$bp" ]] || fail "no backpressure counter in the stats"
 echo "PASS: daemon growth $growth KiB, backpressure $bp"
