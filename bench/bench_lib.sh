@@ -90,19 +90,22 @@ bench_merge() {
 # The runners' common options: -b BUILD_DIR, -r RUNS, -q, -h (usage is the
 # caller's function; --help as the first argument too). Sets $build, $bset,
 # $runs and $quick, and $nopt: how many arguments were options. Without -r,
-# runs is $runs_default (3), or $runs_quick (1) with -q.
+# runs is $runs_default (3), or $runs_quick (1) with -q. A runner with
+# options of its own lists them in $bench_extra_opts (getopts letters, e.g.
+# "s:") and handles each in its function bench_opt LETTER OPTARG.
 # Use: bench_args "$@"; shift "$nopt".
 bench_args() {
     [ "${1:-}" = --help ] && { usage; exit 0; }
     runs="" quick=0 bset=0
     OPTIND=1
-    while getopts b:r:qh opt; do
+    while getopts "b:r:qh${bench_extra_opts:-}" opt; do
         case $opt in
         b) build=$(cd "$OPTARG" && pwd); bset=1 ;;
         r) runs=$OPTARG ;;
         q) quick=1 ;;
         h) usage; exit 0 ;;
-        *) usage >&2; exit 2 ;;
+        \?) usage >&2; exit 2 ;;
+        *) bench_opt "$opt" "${OPTARG:-}" ;;
         esac
     done
     nopt=$((OPTIND - 1))
