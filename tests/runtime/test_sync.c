@@ -482,9 +482,11 @@ static void test_allfence(void)
  * slots, then AllFence: the puts that had to wait for a slot must not
  * leave acknowledgements behind that never come (GA's testmult.x hung so
  * over Portals). The owner checks every element. */
-#define FLOOD_N 20000
+#define FLOOD_N 9000 /* more than the Portals device's 8192 slots */
 static void test_allfence_flood(void)
 {
+    if (nproc == 1)
+        return; /* the puts would be to itself: nothing in flight to lose */
     void **fl = calloc((size_t)nproc, sizeof *fl);
     CHECK(fl, "calloc");
     CHECK(ARMCI_Malloc(fl, (armci_size_t)(FLOOD_N * sizeof(int))) == 0, "ARMCI_Malloc failed");
