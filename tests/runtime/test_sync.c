@@ -485,8 +485,11 @@ static void test_allfence(void)
 #define FLOOD_N 4500 /* two of the Portals device's 8192 slots each: posting must wait */
 static void test_allfence_flood(void)
 {
-    if (nproc == 1)
-        return; /* the puts would be to itself: nothing in flight to lose */
+    const char *nic = getenv("EMUNIC_NIC");
+    if (nproc == 1 || !nic || strcmp(nic, "portals"))
+        return; /* puts to itself have nothing in flight to lose; the slots
+                 * that run out are the Portals device's (the core-level
+                 * wait on a full queue is hostile_noreap's) */
     void **fl = calloc((size_t)nproc, sizeof *fl);
     CHECK(fl, "calloc");
     CHECK(ARMCI_Malloc(fl, (armci_size_t)(FLOOD_N * sizeof(int))) == 0, "ARMCI_Malloc failed");
