@@ -153,7 +153,7 @@ int emunic_finalize(void)
         CL.mynode = NULL;
         free(CL.stash);
         CL.stash = NULL;
-        CL.stash_n = CL.stash_cap = 0;
+        CL.stash_head = CL.stash_n = CL.stash_cap = 0;
     }
     pthread_mutex_unlock(&CL.mu);
     return 0;

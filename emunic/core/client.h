@@ -24,7 +24,7 @@ struct emu_client {
     pthread_mutex_t cq_mu;
     /* completions taken off the queue but not yet returned, FIFO */
     struct emu_msg *stash;
-    size_t stash_n, stash_cap;
+    size_t stash_head, stash_n, stash_cap; /* entries: stash[stash_head .. stash_n) */
     struct emu_heap heap;
     char *heap_base;
     int heap_fd;

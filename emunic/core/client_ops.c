@@ -62,8 +62,16 @@ int emu_client_post(struct emu_msg *m)
     return 0;
 }
 
+/* A FIFO taken from its head in O(1): a rank that lets thousands of
+ * completions pile up (drain_cq_for_post) must not pay a memmove of all of
+ * them for each one it takes. */
 static void stash_push_locked(const struct emu_msg *cqe)
 {
+    if (CL.stash_n == CL.stash_cap && CL.stash_head) {
+        memmove(CL.stash, CL.stash + CL.stash_head, (CL.stash_n - CL.stash_head) * sizeof *CL.stash);
+        CL.stash_n -= CL.stash_head;
+        CL.stash_head = 0;
+    }
     if (CL.stash_n == CL.stash_cap) {
         size_t cap = CL.stash_cap ? 2 * CL.stash_cap : 64;
         struct emu_msg *n = realloc(CL.stash, cap * sizeof *n);
@@ -75,11 +83,19 @@ static void stash_push_locked(const struct emu_msg *cqe)
     CL.stash[CL.stash_n++] = *cqe;
 }
 
+/* Take the i-th stashed entry (0: the oldest). */
 static void stash_take_locked(size_t i, struct emu_msg *out)
 {
-    *out = CL.stash[i];
-    memmove(&CL.stash[i], &CL.stash[i + 1], (CL.stash_n - i - 1) * sizeof *CL.stash);
-    CL.stash_n--;
+    size_t at = CL.stash_head + i;
+    *out = CL.stash[at];
+    if (i == 0) {
+        CL.stash_head++;
+    } else {
+        memmove(&CL.stash[at], &CL.stash[at + 1], (CL.stash_n - at - 1) * sizeof *CL.stash);
+        CL.stash_n--;
+    }
+    if (CL.stash_head == CL.stash_n)
+        CL.stash_head = CL.stash_n = 0;
 }
 
 void emu_client_stash(const struct emu_msg *cqe)
@@ -307,7 +323,7 @@ int emunic_poll(struct emu_msg *out, int max)
         return -EINVAL;
     int n = 0;
     pthread_mutex_lock(&CL.cq_mu);
-    while (n < max && CL.stash_n)
+    while (n < max && CL.stash_n > CL.stash_head)
         stash_take_locked(0, &out[n++]);
     while (n < max) {
         int r = pop_one_locked(&out[n]);
@@ -334,7 +350,7 @@ static bool cq_has_work(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&CL.cq_mu);
-    bool r = CL.stash_n > 0 || emu_ring_ready(&CL.cq);
+    bool r = CL.stash_n > CL.stash_head || emu_ring_ready(&CL.cq);
     pthread_mutex_unlock(&CL.cq_mu);
     return r;
 }
@@ -418,8 +434,9 @@ int emunic_wait_cookie(uint64_t cookie, struct emu_msg *out)
     int64_t idle = emu_now_ns();
     for (;;) {
         pthread_mutex_lock(&CL.cq_mu);
-        for (size_t i = 0; i < CL.stash_n; i++) {
-            if (CL.stash[i].op == EMU_CQ_DONE && CL.stash[i].cookie == cookie) {
+        for (size_t i = 0; i < CL.stash_n - CL.stash_head; i++) {
+            const struct emu_msg *e = &CL.stash[CL.stash_head + i];
+            if (e->op == EMU_CQ_DONE && e->cookie == cookie) {
                 stash_take_locked(i, out);
                 pthread_mutex_unlock(&CL.cq_mu);
                 return out->status;
