@@ -22,7 +22,9 @@
 # ideal machine. Each run alternates: portals_lat, SOS latency put,
 # portals_lat --target-waits (the target rank waits on its counter as SOS's
 # shmem_wait_until does), portals_bw (memcpy is its same-run floor), SOS bw
-# put, latency get, bw get, bibw put.
+# put, latency get, bw get, bibw put, and an experiment: SOS bw put with its
+# heap (SHMEM_SYMMETRIC_SIZE=64M) served from emunic's shared heap by
+# libsos_shm_heap.so, what private memory costs SOS.
 # Extra options: $SOS_LAT_ARGS, $SOS_BW_ARGS, $LAT_ARGS, $BW_ARGS; for
 # emunic-run: $RUN_ARGS (e.g. -v: counters and wake-ups in the logs). Before
 # each program it waits (up to $QUIET_WAIT seconds, default 120) for an
@@ -32,7 +34,7 @@ set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build"
 me=run_sos.sh
-usage() { sed -n '2,30s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,33s/^# \{0,1\}//p' "$0"; }
 sos_tree=""
 bench_extra_opts="s:"
 bench_opt() {
@@ -47,7 +49,10 @@ bench_outdir bench-sos-results "$@"
 need="build it first: cmake --build $build (the runner installs it)"
 bench_need emunic-run emunic-nicd portals_lat portals_bw
 timer="$build/lib/libsos_time.so"
-[ -f "$timer" ] || { echo "$me: $timer is missing; $need" >&2; exit 2; }
+shm_heap="$build/lib/libsos_shm_heap.so"
+for f in "$timer" "$shm_heap"; do
+    [ -f "$f" ] || { echo "$me: $f is missing; $need" >&2; exit 2; }
+done
 
 if [ -z "$sos_tree" ]; then
     clients=${EMUNIC_CLIENTS:-$src/../shared/clients}
@@ -112,6 +117,7 @@ if [ "$quick" = 1 ]; then
     sos_lat_args="-s 8 -e 8 -n 1000 -p 100"
     sos_bw_args="-s 8 -e 1048576 -m 0.2"
 fi
+sos_env= # extra environment of the next SOS program
 quiet_wait=${QUIET_WAIT:-120}
 bench_name=$me
 bench_env='^EMUNIC_\|^SHMEM_'
@@ -123,13 +129,14 @@ bench_env='^EMUNIC_\|^SHMEM_'
 sos() {
     stem=$1 prog=$2
     shift 2
-    case $prog in
+    case $stem in
     shmem_latency_*) preload=$timer ;;
+    shm_heap.*) preload=$shm_heap ;;
     *) preload= ;;
     esac
     # shellcheck disable=SC2086
-    bench_one "$stem" env LD_LIBRARY_PATH="$prefix/lib" LD_PRELOAD="$preload" "$prefix/bin/emunic-run" -N 2 -n 1 \
-        --nic portals $run_args --no-prefix --timeout 800 -- "$perfdir/$prog" "$@"
+    bench_one "$stem" env LD_LIBRARY_PATH="$prefix/lib" LD_PRELOAD="$preload" $sos_env "$prefix/bin/emunic-run" \
+        -N 2 -n 1 --nic portals $run_args --no-prefix --timeout 800 -- "$perfdir/$prog" "$@"
     mv "$out/$stem.csv" "$out/$stem.txt"
     awk -v prog="$prog" -f "$src/bench/sos_perf.awk" "$out/$stem.txt" >"$out/$stem.csv"
 }
@@ -155,6 +162,11 @@ while [ "$k" -le "$runs" ]; do
     sos "shmem_bw_get_perf.run$k" shmem_bw_get_perf $sos_bw_args
     # shellcheck disable=SC2086
     sos "shmem_bibw_put_perf.run$k" shmem_bibw_put_perf $sos_bw_args
+    # the experiment: SOS's heap served from the emunic heap (shared memory)
+    sos_env="SHMEM_SYMMETRIC_SIZE=64M"
+    # shellcheck disable=SC2086
+    sos "shm_heap.shmem_bw_put_perf.run$k" shmem_bw_put_perf $sos_bw_args
+    sos_env=
     k=$((k + 1))
 done
 
@@ -172,8 +184,9 @@ figures() {
     # medians of SOS's own loops, timed by libsos_time.so
     cat "$out/shmem_latency_put_perf.run$1.log" "$out/shmem_latency_get_perf.run$1.log" |
         awk -F, '$1 == "# sos_time" && $3 == 8 { print "sos_" $2 "_med", $5; print "sos_" $2 "_mean", $8 }'
-    for p in $progs; do
-        awk -F, '$2 == "stream" && $3 == 8 { print $1 "_lat8", $4 }
+    for p in $progs shm_heap.shmem_bw_put_perf; do
+        awk -F, -v tag="$p" '{ $1 = tag }
+                 $2 == "stream" && $3 == 8 { print $1 "_lat8", $4 }
                  $2 == "long_p_pingpong" { print $1 "_pingpong", $4 }
                  ($2 == "uni" || $2 == "bi") && $3 == 8 { print $1 "_rate8", $5 }
                  ($2 == "uni" || $2 == "bi") && $3 == 1048576 { print $1 "_bw1M", $4 }' "$out/$p.run$1.csv"
@@ -254,6 +267,10 @@ loads=$(sed -n 's/^# host \([0-9]*\)% busy.*loadavg \([0-9.]*\).*/\1 \2/p' $(k=1
         row("SOS 1 MiB get bandwidth", "shmem_bw_get_perf_bw1M", 1000, "%.2f", "GB/s",
             "memcpy_1M", 1000, "memcpy 1 MiB")
         row("SOS 1 MiB bi-dir put bandwidth (both ways)", "shmem_bibw_put_perf_bw1M", 1000, "%.2f", "GB/s")
+        row("experiment, SOS heap in shm: 8 B put rate", "shm_heap.shmem_bw_put_perf_rate8", 1e6, "%.3f", "M/s",
+            "shmem_bw_put_perf_rate8", 1e6, "SOS as it is (private heap)")
+        row("experiment, SOS heap in shm: 1 MiB put bw", "shm_heap.shmem_bw_put_perf_bw1M", 1000, "%.2f", "GB/s",
+            "memcpy_1M", 1000, "memcpy 1 MiB")
         row("emunic PtlPut 1 MiB into private memory", "ptl_put_priv_1M", 1000, "%.2f", "GB/s",
             "memcpy_1M", 1000, "memcpy 1 MiB")
         row("emunic PtlGet 1 MiB from private memory", "ptl_get_priv_1M", 1000, "%.2f", "GB/s")
