@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include "armci.h"
 #include "armcii.h"
+#include "serial.h"
 
 static void check_domain(const char *fn, armci_domain_t domain)
 {
@@ -27,6 +28,7 @@ static void check_proc(const char *fn, const char *name, int proc)
 
 int armci_domain_nprocs(armci_domain_t domain, int id)
 {
+    ARMCII_SERIAL;
     static int said;
     check_domain("armci_domain_nprocs", domain);
     /* GA's ARMCI answers a negative id for the caller's own domain (with a
@@ -44,6 +46,7 @@ int armci_domain_nprocs(armci_domain_t domain, int id)
 
 int armci_domain_id(armci_domain_t domain, int glob_proc_id)
 {
+    ARMCII_SERIAL;
     check_domain("armci_domain_id", domain);
     check_proc("armci_domain_id", "glob_proc_id", glob_proc_id);
     return armcii_node_of(glob_proc_id);
@@ -51,6 +54,7 @@ int armci_domain_id(armci_domain_t domain, int glob_proc_id)
 
 int armci_domain_glob_proc_id(armci_domain_t domain, int id, int loc_proc_id)
 {
+    ARMCII_SERIAL;
     const char *fn = "armci_domain_glob_proc_id";
     check_domain(fn, domain);
     check_node(fn, id);
@@ -62,18 +66,21 @@ int armci_domain_glob_proc_id(armci_domain_t domain, int id, int loc_proc_id)
 
 int armci_domain_my_id(armci_domain_t domain)
 {
+    ARMCII_SERIAL;
     check_domain("armci_domain_my_id", domain);
     return armcii_node_of(armcii_me());
 }
 
 int armci_domain_count(armci_domain_t domain)
 {
+    ARMCII_SERIAL;
     check_domain("armci_domain_count", domain);
     return armcii_nnodes();
 }
 
 int armci_domain_same_id(armci_domain_t domain, int proc)
 {
+    ARMCII_SERIAL;
     check_domain("armci_domain_same_id", domain);
     check_proc("armci_domain_same_id", "proc", proc);
     return armcii_node_of(proc) == armcii_node_of(armcii_me());
@@ -81,6 +88,7 @@ int armci_domain_same_id(armci_domain_t domain, int proc)
 
 int ARMCI_Same_node(int proc)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Same_node");
     check_proc("ARMCI_Same_node", "proc", proc);
     return armcii_node_of(proc) == armcii_node_of(armcii_me());

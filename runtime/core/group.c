@@ -17,6 +17,7 @@
 
 #include "armcii.h"
 #include "kernels.h"
+#include "serial.h"
 
 static struct armcii_grp world;
 static struct armcii_grp *registry; /* created groups, live handles */
@@ -327,6 +328,7 @@ static void create(const char *fn, int n, int *pid_list, ARMCI_Group *out,
 
 void ARMCI_Group_create(int n, int *pid_list, ARMCI_Group *group_out)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Group_create");
     create("ARMCI_Group_create", n, pid_list, group_out, dflt);
 }
@@ -334,6 +336,7 @@ void ARMCI_Group_create(int n, int *pid_list, ARMCI_Group *group_out)
 void ARMCI_Group_create_child(int n, int *pid_list, ARMCI_Group *group_out,
                               ARMCI_Group *group_parent)
 {
+    ARMCII_SERIAL;
     const char *fn = "ARMCI_Group_create_child";
     armcii_need_init(fn);
     create(fn, n, pid_list, group_out, armcii_grp_of(group_parent, fn));
@@ -341,6 +344,7 @@ void ARMCI_Group_create_child(int n, int *pid_list, ARMCI_Group *group_out,
 
 void ARMCI_Group_free(ARMCI_Group *group)
 {
+    ARMCII_SERIAL;
     const char *fn = "ARMCI_Group_free";
     struct armcii_grp *r, **pp;
     int copy;
@@ -366,6 +370,7 @@ void ARMCI_Group_free(ARMCI_Group *group)
 
 int ARMCI_Group_rank(ARMCI_Group *group, int *rank)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Group_rank");
     struct armcii_grp *r = armcii_grp_of(group, "ARMCI_Group_rank");
     if (!rank)
@@ -376,6 +381,7 @@ int ARMCI_Group_rank(ARMCI_Group *group, int *rank)
 
 void ARMCI_Group_size(ARMCI_Group *group, int *size)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Group_size");
     struct armcii_grp *r = armcii_grp_of(group, "ARMCI_Group_size");
     if (!size)
@@ -385,6 +391,7 @@ void ARMCI_Group_size(ARMCI_Group *group, int *size)
 
 void ARMCI_Group_set_default(ARMCI_Group *group)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Group_set_default");
     struct armcii_grp *r = armcii_grp_of(group, "ARMCI_Group_set_default");
     if (r->pub.rank < 0)
@@ -395,6 +402,7 @@ void ARMCI_Group_set_default(ARMCI_Group *group)
 
 void ARMCI_Group_get_default(ARMCI_Group *group_out)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Group_get_default");
     if (!group_out)
         armcii_error(1, "ARMCI_Group_get_default: group_out is NULL");
@@ -403,6 +411,7 @@ void ARMCI_Group_get_default(ARMCI_Group *group_out)
 
 void ARMCI_Group_get_world(ARMCI_Group *group_out)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Group_get_world");
     if (!group_out)
         armcii_error(1, "ARMCI_Group_get_world: group_out is NULL");
@@ -411,6 +420,7 @@ void ARMCI_Group_get_world(ARMCI_Group *group_out)
 
 int ARMCI_Absolute_id(ARMCI_Group *group, int group_rank)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Absolute_id");
     struct armcii_grp *r = armcii_grp_of(group, "ARMCI_Absolute_id");
     if (group_rank < 0 || group_rank >= r->pub.size)

@@ -17,6 +17,7 @@
 #include "p2p.h"
 #include "proto.h"
 #include "xfer.h"
+#include "serial.h"
 
 const struct armci_device *armcii_dev;
 static const struct armci_device *const devices[] = {&armcii_dev_portals, &armcii_dev_dcmf, &armcii_dev_pami};
@@ -86,7 +87,10 @@ static void on_notify(int ctx, int src, uint64_t imm, void *addr, size_t len)
 
 void armcii_progress(int block)
 {
-    int n = armcii_dev->progress(ADEV_CTX_RANK, block ? 10 * 1000 * 1000 : 0);
+    /* another application thread waiting to enter the runtime must not
+     * wait out this one's sleep: block briefly, then let it in */
+    int64_t sleep_ns = !block ? 0 : armcii_serial_wanted() ? 200 * 1000 : 10 * 1000 * 1000;
+    int n = armcii_dev->progress(ADEV_CTX_RANK, sleep_ns);
     if (n < 0)
         armcii_error(1, "armci: the network failed (%d)", n);
     if (!armcii_cfg.helper)
@@ -95,6 +99,7 @@ void armcii_progress(int block)
 
 void ARMCIX_Progress(void)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCIX_Progress");
     armcii_progress(0);
 }
@@ -190,6 +195,7 @@ static const struct armci_device *choose_device(void)
 
 int ARMCI_Init(void)
 {
+    ARMCII_SERIAL;
     if (initialized++)
         return 0;
     armcii_config_load();
@@ -223,13 +229,15 @@ int ARMCI_Init(void)
 
 int ARMCI_Init_args(int *argc, char ***argv)
 {
+    ARMCII_SERIAL;
     (void)argc, (void)argv;
     return ARMCI_Init();
 }
 
 int ARMCI_Init_thread(int armci_requested)
 {
-    (void)armci_requested; /* calls are made by one thread at a time */
+    ARMCII_SERIAL;
+    (void)armci_requested; /* any level: public calls are serialised (serial.h) */
     return ARMCI_Init();
 }
 
@@ -241,6 +249,7 @@ void armcii_mpi_set_init_comm(MPI_Comm comm);
  * start-up barrier for ranks that never come. */
 int ARMCI_Init_mpi_comm(MPI_Comm comm)
 {
+    ARMCII_SERIAL;
     int n = 0, world = 0;
     if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &n) != MPI_SUCCESS ||
         MPI_Comm_size(MPI_COMM_WORLD, &world) != MPI_SUCCESS || n != world) {
@@ -257,6 +266,7 @@ int ARMCI_Init_mpi_comm(MPI_Comm comm)
 int ARMCI_Init_mpi_comm(void *comm);
 int ARMCI_Init_mpi_comm(void *comm)
 {
+    ARMCII_SERIAL;
     (void)comm;
     return ARMCI_Init() == 0; /* nonzero on success, as GA's ARMCI */
 }
@@ -282,6 +292,7 @@ static void print_stats(void)
 
 int ARMCI_Finalize(void)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Finalize");
     if (--initialized > 0)
         return 0;
@@ -319,11 +330,13 @@ int ARMCI_Finalize(void)
 
 void ARMCI_Cleanup(void)
 {
+    ARMCII_SERIAL;
     /* nothing outlives the process: the job's shared memory is emunic-run's */
 }
 
 void ARMCI_Barrier(void)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Barrier");
     ARMCI_AllFence();
     armcii_coll_barrier(armcii_group_world());

@@ -9,6 +9,7 @@
 #include "armcii.h"
 #include "coll.h"
 #include "config.h"
+#include "serial.h"
 
 static struct armcii_seg *segs;
 static int next_id;
@@ -141,16 +142,19 @@ static int free_group(void *ptr, ARMCI_Group *g, const char *fn)
 
 int ARMCI_Malloc(void **ptr_arr, armci_size_t bytes)
 {
+    ARMCII_SERIAL;
     return malloc_group(ptr_arr, bytes, armcii_group_default(), ARMCII_MEM_HEAP, "ARMCI_Malloc");
 }
 
 int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group)
 {
+    ARMCII_SERIAL;
     return malloc_group(ptr_arr, bytes, group, ARMCII_MEM_HEAP, "ARMCI_Malloc_group");
 }
 
 int ARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device)
 {
+    ARMCII_SERIAL;
     return malloc_group(ptr_arr, bytes, armcii_group_default(),
                         memdev_kind(device, "ARMCI_Malloc_memdev"), "ARMCI_Malloc_memdev");
 }
@@ -158,22 +162,26 @@ int ARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device)
 int ARMCI_Malloc_group_memdev(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group,
                               const char *device)
 {
+    ARMCII_SERIAL;
     return malloc_group(ptr_arr, bytes, group, memdev_kind(device, "ARMCI_Malloc_group_memdev"),
                         "ARMCI_Malloc_group_memdev");
 }
 
 int ARMCI_Free(void *ptr)
 {
+    ARMCII_SERIAL;
     return free_group(ptr, armcii_group_default(), "ARMCI_Free");
 }
 
 int ARMCI_Free_group(void *ptr, ARMCI_Group *group)
 {
+    ARMCII_SERIAL;
     return free_group(ptr, group, "ARMCI_Free_group");
 }
 
 int ARMCI_Free_memdev(void *ptr)
 {
+    ARMCII_SERIAL;
     return free_group(ptr, armcii_group_default(), "ARMCI_Free_memdev");
 }
 
@@ -181,6 +189,7 @@ int ARMCI_Free_memdev(void *ptr)
  * take the NIC's memcpy path. */
 void *ARMCI_Malloc_local(armci_size_t bytes)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Malloc_local");
     if (bytes < 0)
         armcii_error(1, "ARMCI_Malloc_local: bytes %ld < 0", bytes);
@@ -189,6 +198,7 @@ void *ARMCI_Malloc_local(armci_size_t bytes)
 
 int ARMCI_Free_local(void *ptr)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Free_local");
     armcii_mem_free(ptr, ARMCII_MEM_HEAP);
     return 0;
@@ -198,18 +208,21 @@ int ARMCI_Free_local(void *ptr)
  * coherently. The calls check their argument. */
 void ARMCI_Access_begin(void *ptr)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Access_begin");
     armcii_seg_check(armcii_me(), ptr, 0, "ARMCI_Access_begin", "ptr");
 }
 
 void ARMCI_Access_end(void *ptr)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Access_end");
     armcii_seg_check(armcii_me(), ptr, 0, "ARMCI_Access_end", "ptr");
 }
 
 void ARMCI_Copy(void *src, void *dst, int bytes)
 {
+    ARMCII_SERIAL;
     if (bytes < 0 || (bytes && (!src || !dst)))
         armcii_error(1, "ARMCI_Copy: bad arguments (src %p, dst %p, bytes %d)", src, dst, bytes);
     memmove(dst, src, (size_t)bytes);
@@ -217,11 +230,13 @@ void ARMCI_Copy(void *src, void *dst, int bytes)
 
 int ARMCI_Uses_shm(void)
 {
+    ARMCII_SERIAL;
     return armcii_cfg.shm;
 }
 
 int ARMCI_Uses_shm_grp(ARMCI_Group *group)
 {
+    ARMCII_SERIAL;
     if (!armcii_group_valid(group))
         armcii_error(1, "ARMCI_Uses_shm_grp: not a valid group");
     return armcii_cfg.shm;
@@ -229,6 +244,7 @@ int ARMCI_Uses_shm_grp(ARMCI_Group *group)
 
 void ARMCI_Set_shm_limit(unsigned long shmemlimit)
 {
+    ARMCII_SERIAL;
     (void)shmemlimit; /* the heap's size is set by emunic-run --heap */
 }
 

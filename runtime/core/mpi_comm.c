@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "armcii.h"
 #include "mpi_comm.h"
+#include "serial.h"
 
 static MPI_Comm init_comm = MPI_COMM_NULL; /* set by ARMCI_Init_mpi_comm */
 static int own_mpi; /* ARMCI_Init called MPI_Init */
@@ -60,6 +61,7 @@ void armcii_mpi_finalize(void)
 
 MPI_Comm armci_group_comm(ARMCI_Group *group)
 {
+    ARMCII_SERIAL;
     if (!group)
         armcii_error(1, "armci_group_comm: group is NULL");
     return group->comm;

@@ -24,6 +24,7 @@
 #include "group.h"
 #include "kernels.h"
 #include "p2p.h"
+#include "serial.h"
 
 static const char *type_name(int type)
 {
@@ -39,12 +40,14 @@ static const char *type_name(int type)
 
 int armci_msg_me(void)
 {
+    ARMCII_SERIAL;
     armcii_need_init("armci_msg_me");
     return armcii_me();
 }
 
 int armci_msg_nproc(void)
 {
+    ARMCII_SERIAL;
     armcii_need_init("armci_msg_nproc");
     return armcii_nproc();
 }
@@ -79,6 +82,7 @@ static void check_proc(const char *fn, const char *name, int proc)
 
 void armci_msg_snd(int tag, void *buf, int len, int to)
 {
+    ARMCII_SERIAL;
     const char *fn = "armci_msg_snd";
     armcii_p2p_t r;
     armcii_need_init(fn);
@@ -113,11 +117,13 @@ static int rcv(const char *fn, int tag, void *buf, int buflen, int *msglen, int 
 
 void armci_msg_rcv(int tag, void *buf, int buflen, int *msglen, int from)
 {
+    ARMCII_SERIAL;
     rcv("armci_msg_rcv", tag, buf, buflen, msglen, from);
 }
 
 int armci_msg_rcvany(int tag, void *buf, int buflen, int *msglen)
 {
+    ARMCII_SERIAL;
     return rcv("armci_msg_rcvany", tag, buf, buflen, msglen, ARMCII_ANY_SOURCE);
 }
 
@@ -147,11 +153,13 @@ static struct armcii_grp *view(const char *fn, struct armcii_grp *r, int scope)
 
 void armci_msg_barrier(void)
 {
+    ARMCII_SERIAL;
     armcii_gcoll_wait(armcii_gcoll_ibarrier(grp("armci_msg_barrier", NULL, 0)));
 }
 
 void armci_msg_group_barrier(struct armci_group_s *group)
 {
+    ARMCII_SERIAL;
     armcii_gcoll_wait(armcii_gcoll_ibarrier(grp("armci_msg_group_barrier", group, 1)));
 }
 
@@ -160,6 +168,7 @@ void armci_msg_group_barrier(struct armci_group_s *group)
  * rank, and Up/Left/Right all -1 for a caller outside the scope. */
 void armci_msg_bintree(int scope, int *Root, int *Up, int *Left, int *Right)
 {
+    ARMCII_SERIAL;
     const char *fn = "armci_msg_bintree";
     struct armcii_grp *v = armcii_grp_scope(grp(fn, NULL, 0), scope, fn);
     const int *set = v->pub.grp_to_abs;
@@ -200,16 +209,19 @@ static void bcast(const char *fn, int scope, void *buf, int len, int root,
 
 void armci_msg_bcast(void *buf, int len, int root)
 {
+    ARMCII_SERIAL;
     bcast("armci_msg_bcast", SCOPE_ALL, buf, len, root, grp("armci_msg_bcast", NULL, 0));
 }
 
 void armci_msg_brdcst(void *buf, int len, int root)
 {
+    ARMCII_SERIAL;
     bcast("armci_msg_brdcst", SCOPE_ALL, buf, len, root, grp("armci_msg_brdcst", NULL, 0));
 }
 
 void armci_msg_bcast_scope(int scope, void *buf, int len, int root)
 {
+    ARMCII_SERIAL;
     const char *fn = "armci_msg_bcast_scope";
     bcast(fn, scope, buf, len, root, grp(fn, NULL, 0));
 }
@@ -219,6 +231,7 @@ void armci_msg_bcast_scope(int scope, void *buf, int len, int root)
 void armci_msg_group_bcast_scope(int scope, void *buf, int len, int root,
                                  struct armci_group_s *group)
 {
+    ARMCII_SERIAL;
     const char *fn = "armci_msg_group_bcast_scope";
     struct armcii_grp *r = grp(fn, group, 1);
     int groot = armcii_grp_find(r, root);
@@ -259,11 +272,13 @@ static void gop(const char *fn, int scope, void *x, int n, const char *op, int t
 #define GOP(name, T, type)                                                      \
     void armci_msg_##name(T *x, int n, char *op)                                \
     {                                                                           \
+        ARMCII_SERIAL;                                                          \
         const char *fn = "armci_msg_" #name;                                    \
         gop(fn, SCOPE_ALL, x, n, op, type, grp(fn, NULL, 0));                   \
     }                                                                           \
     void armci_msg_group_##name(T *x, int n, char *op, struct armci_group_s *g) \
     {                                                                           \
+        ARMCII_SERIAL;                                                          \
         const char *fn = "armci_msg_group_" #name;                              \
         gop(fn, SCOPE_ALL, x, n, op, type, grp(fn, g, 1));                      \
     }
@@ -276,6 +291,7 @@ GOP(dgop, double, ARMCI_DOUBLE)
 
 void armci_msg_gop_scope(int scope, void *x, int n, char *op, int type)
 {
+    ARMCII_SERIAL;
     const char *fn = "armci_msg_gop_scope";
     gop(fn, scope, x, n, op, type, grp(fn, NULL, 0));
 }
@@ -283,18 +299,21 @@ void armci_msg_gop_scope(int scope, void *x, int n, char *op, int type)
 void armci_msg_group_gop_scope(int scope, void *x, int n, char *op, int type,
                                struct armci_group_s *group)
 {
+    ARMCII_SERIAL;
     const char *fn = "armci_msg_group_gop_scope";
     gop(fn, scope, x, n, op, type, grp(fn, group, 1));
 }
 
 void armci_msg_reduce(void *x, int n, char *op, int type)
 {
+    ARMCII_SERIAL;
     const char *fn = "armci_msg_reduce";
     gop(fn, SCOPE_ALL, x, n, op, type, grp(fn, NULL, 0));
 }
 
 void armci_msg_reduce_scope(int scope, void *x, int n, char *op, int type)
 {
+    ARMCII_SERIAL;
     const char *fn = "armci_msg_reduce_scope";
     gop(fn, scope, x, n, op, type, grp(fn, NULL, 0));
 }
@@ -345,10 +364,12 @@ static void sel(const char *fn, int scope, void *x, int n, const char *op, int t
 
 void armci_msg_sel(void *x, int n, char *op, int type, int contribute)
 {
+    ARMCII_SERIAL;
     sel("armci_msg_sel", SCOPE_ALL, x, n, op, type, contribute);
 }
 
 void armci_msg_sel_scope(int scope, void *x, int n, char *op, int type, int contribute)
 {
+    ARMCII_SERIAL;
     sel("armci_msg_sel_scope", scope, x, n, op, type, contribute);
 }

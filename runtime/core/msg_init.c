@@ -3,12 +3,14 @@
  * has a message library of its own to bring up and down. */
 #include "message.h"
 #include "armci.h"
+#include "serial.h"
 
 #if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
 static int own_mpi; /* armci_msg_init called MPI_Init */
 
 void armci_msg_init(int *argc, char ***argv)
 {
+    ARMCII_SERIAL;
     int up = 0;
     MPI_Initialized(&up);
     if (!up) {
@@ -20,6 +22,7 @@ void armci_msg_init(int *argc, char ***argv)
 
 void armci_msg_finalize(void)
 {
+    ARMCII_SERIAL;
     int up = 0, down = 0;
     MPI_Initialized(&up);
     MPI_Finalized(&down);
@@ -30,10 +33,12 @@ void armci_msg_finalize(void)
 #else
 void armci_msg_init(int *argc, char ***argv)
 {
+    ARMCII_SERIAL;
     (void)argc, (void)argv;
 }
 
 void armci_msg_finalize(void)
 {
+    ARMCII_SERIAL;
 }
 #endif

@@ -1,6 +1,7 @@
 /* Requests, explicit handles and implicit completion. */
 #include "op.h"
 #include "chan.h"
+#include "serial.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -64,6 +65,15 @@ void armcii_req_wait(struct armcii_req *r)
     armcii_server_sync();
 }
 
+void armcii_req_wait_issued(struct armcii_req *r)
+{
+    while (r->pending > 0) {
+        armcii_progress(1);
+        armcii_serial_yield();
+    }
+    armcii_server_sync();
+}
+
 struct armcii_req *armcii_req_implicit(int proc)
 {
     return &implicit[proc];
@@ -112,6 +122,7 @@ struct armcii_req *armcii_req_for(armci_hdl_t *hdl, int proc, const char *fn)
 
 void ARMCI_INIT_HANDLE(armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     if (!hdl)
         armcii_error(1, "ARMCI_INIT_HANDLE: hdl is NULL");
     hdl->magic = HDL_MAGIC;
@@ -122,6 +133,7 @@ void ARMCI_INIT_HANDLE(armci_hdl_t *hdl)
 
 void ARMCI_SET_AGGREGATE_HANDLE(armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     if (!hdl || hdl->magic != HDL_MAGIC)
         armcii_error(1, "ARMCI_SET_AGGREGATE_HANDLE: handle not initialised");
     hdl->aggregate = 1;
@@ -129,6 +141,7 @@ void ARMCI_SET_AGGREGATE_HANDLE(armci_hdl_t *hdl)
 
 void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     if (!hdl || hdl->magic != HDL_MAGIC)
         armcii_error(1, "ARMCI_UNSET_AGGREGATE_HANDLE: handle not initialised");
     hdl->aggregate = 0;
@@ -136,15 +149,14 @@ void ARMCI_UNSET_AGGREGATE_HANDLE(armci_hdl_t *hdl)
 
 int ARMCI_Wait(armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Wait");
     if (!hdl)
         armcii_error(1, "ARMCI_Wait: hdl is NULL");
     struct slot *s = slot_of(hdl, "ARMCI_Wait");
     if (!s)
         return 0;
-    while (s->req.pending > 0)
-        armcii_progress(1);
-    armcii_server_sync();
+    armcii_req_wait_issued(&s->req);
     int st = s->req.status;
     s->used = 0;
     hdl->slot = -1;
@@ -153,6 +165,7 @@ int ARMCI_Wait(armci_hdl_t *hdl)
 
 int ARMCI_Test(armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Test");
     if (!hdl)
         armcii_error(1, "ARMCI_Test: hdl is NULL");
@@ -171,6 +184,7 @@ int ARMCI_Test(armci_hdl_t *hdl)
 
 int ARMCI_WaitProc(int proc)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_WaitProc");
     if (proc < 0 || proc >= implicit_n)
         armcii_error(1, "ARMCI_WaitProc: proc %d out of range 0..%d", proc, implicit_n - 1);
@@ -180,6 +194,7 @@ int ARMCI_WaitProc(int proc)
 
 int ARMCI_WaitAll(void)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_WaitAll");
     for (int p = 0; p < implicit_n; p++)
         armcii_req_wait(&implicit[p]);

@@ -42,6 +42,11 @@ struct armcii_cmpl *armcii_cmpl_new(struct armcii_req *req);
     } while (0)
 
 void armcii_req_wait(struct armcii_req *r);
+/* As armcii_req_wait, for a caller whose own operation is fully issued
+ * (a blocking call's last step): other application threads may enter the
+ * runtime while it waits. Mid-operation waits use armcii_req_wait, which
+ * keeps the runtime to this thread. */
+void armcii_req_wait_issued(struct armcii_req *r);
 /* One thing r waited for is done (status != 0: it failed). */
 void armcii_req_done(struct armcii_req *r, int status);
 /* The request a non-blocking call adds to: the handle's slot, or the

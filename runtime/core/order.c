@@ -9,6 +9,7 @@
 #include "chan.h"
 #include "config.h"
 #include "op.h"
+#include "serial.h"
 
 unsigned long armcii_nflush_put, armcii_nflush_send, armcii_nflush_noop, armcii_nflush_ack;
 static uint8_t *tstate; /* per target, the union over its segments */
@@ -134,6 +135,7 @@ void armcii_fence(int proc)
 
 void ARMCI_Fence(int proc)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Fence");
     armcii_check_proc(proc, "ARMCI_Fence");
     armcii_fence(proc);
@@ -146,6 +148,7 @@ void ARMCI_Fence(int proc)
  * against). */
 void ARMCI_AllFence(void)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_AllFence");
     int n = armcii_nproc();
     int all = armcii_cfg.allfence == ARMCII_ALLFENCE_ALL;

@@ -7,6 +7,7 @@
 #include "mem.h"
 #include "order.h"
 #include "xfer.h"
+#include "serial.h"
 
 static void contig(struct armcii_strided *s, int bytes, const char *fn)
 {
@@ -43,7 +44,7 @@ static int finish(struct armcii_req *local, int blocking, int what, int proc, co
 {
     if (!blocking)
         return 0;
-    armcii_req_wait(local);
+    armcii_req_wait_issued(local);
     if (local->status)
         armcii_error(1, "%s: the transfer with rank %d failed (device status %d): is %s a valid "
                      "local buffer?", fn, proc, local->status, what == XF_GET ? "dst" : "src");
@@ -82,32 +83,38 @@ static int contig_op(int what, int acc_type, void *scale, void *src, void *dst, 
 
 int ARMCI_Put(void *src, void *dst, int bytes, int proc)
 {
+    ARMCII_SERIAL;
     return contig_op(XF_PUT, 0, NULL, src, dst, bytes, proc, NULL, 1, "ARMCI_Put");
 }
 
 int ARMCI_Get(void *src, void *dst, int bytes, int proc)
 {
+    ARMCII_SERIAL;
     return contig_op(XF_GET, 0, NULL, src, dst, bytes, proc, NULL, 1, "ARMCI_Get");
 }
 
 int ARMCI_Acc(int acc_type, void *scale, void *src, void *dst, int bytes, int proc)
 {
+    ARMCII_SERIAL;
     return contig_op(XF_ACC, acc_type, scale, src, dst, bytes, proc, NULL, 1, "ARMCI_Acc");
 }
 
 int ARMCI_NbPut(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     return contig_op(XF_PUT, 0, NULL, src, dst, bytes, proc, hdl, 0, "ARMCI_NbPut");
 }
 
 int ARMCI_NbGet(void *src, void *dst, int bytes, int proc, armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     return contig_op(XF_GET, 0, NULL, src, dst, bytes, proc, hdl, 0, "ARMCI_NbGet");
 }
 
 int ARMCI_NbAcc(int acc_type, void *scale, void *src, void *dst, int bytes, int proc,
                 armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     return contig_op(XF_ACC, acc_type, scale, src, dst, bytes, proc, hdl, 0, "ARMCI_NbAcc");
 }
 
@@ -127,6 +134,7 @@ static int strided_op(int what, int acc_type, void *scale, void *src, int *src_s
 int ARMCI_PutS(void *src, int *src_stride, void *dst, int *dst_stride, int *count, int levels,
                int proc)
 {
+    ARMCII_SERIAL;
     return strided_op(XF_PUT, 0, NULL, src, src_stride, dst, dst_stride, count, levels, proc,
                       NULL, 1, "ARMCI_PutS");
 }
@@ -134,6 +142,7 @@ int ARMCI_PutS(void *src, int *src_stride, void *dst, int *dst_stride, int *coun
 int ARMCI_GetS(void *src, int *src_stride, void *dst, int *dst_stride, int *count, int levels,
                int proc)
 {
+    ARMCII_SERIAL;
     return strided_op(XF_GET, 0, NULL, src, src_stride, dst, dst_stride, count, levels, proc,
                       NULL, 1, "ARMCI_GetS");
 }
@@ -141,6 +150,7 @@ int ARMCI_GetS(void *src, int *src_stride, void *dst, int *dst_stride, int *coun
 int ARMCI_AccS(int acc_type, void *scale, void *src, int *src_stride, void *dst, int *dst_stride,
                int *count, int levels, int proc)
 {
+    ARMCII_SERIAL;
     return strided_op(XF_ACC, acc_type, scale, src, src_stride, dst, dst_stride, count, levels,
                       proc, NULL, 1, "ARMCI_AccS");
 }
@@ -148,6 +158,7 @@ int ARMCI_AccS(int acc_type, void *scale, void *src, int *src_stride, void *dst,
 int ARMCI_NbPutS(void *src, int *src_stride, void *dst, int *dst_stride, int *count, int levels,
                  int proc, armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     return strided_op(XF_PUT, 0, NULL, src, src_stride, dst, dst_stride, count, levels, proc,
                       hdl, 0, "ARMCI_NbPutS");
 }
@@ -155,6 +166,7 @@ int ARMCI_NbPutS(void *src, int *src_stride, void *dst, int *dst_stride, int *co
 int ARMCI_NbGetS(void *src, int *src_stride, void *dst, int *dst_stride, int *count, int levels,
                  int proc, armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     return strided_op(XF_GET, 0, NULL, src, src_stride, dst, dst_stride, count, levels, proc,
                       hdl, 0, "ARMCI_NbGetS");
 }
@@ -162,6 +174,7 @@ int ARMCI_NbGetS(void *src, int *src_stride, void *dst, int *dst_stride, int *co
 int ARMCI_NbAccS(int acc_type, void *scale, void *src, int *src_stride, void *dst,
                  int *dst_stride, int *count, int levels, int proc, armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     return strided_op(XF_ACC, acc_type, scale, src, src_stride, dst, dst_stride, count, levels,
                       proc, hdl, 0, "ARMCI_NbAccS");
 }
@@ -200,32 +213,38 @@ static int vector_op(int what, int acc_type, void *scale, armci_giov_t *iov, int
 
 int ARMCI_PutV(armci_giov_t *iov, int len, int proc)
 {
+    ARMCII_SERIAL;
     return vector_op(XF_PUT, 0, NULL, iov, len, proc, NULL, 1, "ARMCI_PutV");
 }
 
 int ARMCI_GetV(armci_giov_t *iov, int len, int proc)
 {
+    ARMCII_SERIAL;
     return vector_op(XF_GET, 0, NULL, iov, len, proc, NULL, 1, "ARMCI_GetV");
 }
 
 int ARMCI_AccV(int acc_type, void *scale, armci_giov_t *iov, int len, int proc)
 {
+    ARMCII_SERIAL;
     return vector_op(XF_ACC, acc_type, scale, iov, len, proc, NULL, 1, "ARMCI_AccV");
 }
 
 int ARMCI_NbPutV(armci_giov_t *iov, int len, int proc, armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     return vector_op(XF_PUT, 0, NULL, iov, len, proc, hdl, 0, "ARMCI_NbPutV");
 }
 
 int ARMCI_NbGetV(armci_giov_t *iov, int len, int proc, armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     return vector_op(XF_GET, 0, NULL, iov, len, proc, hdl, 0, "ARMCI_NbGetV");
 }
 
 int ARMCI_NbAccV(int acc_type, void *scale, armci_giov_t *iov, int len, int proc,
                  armci_hdl_t *hdl)
 {
+    ARMCII_SERIAL;
     return vector_op(XF_ACC, acc_type, scale, iov, len, proc, hdl, 0, "ARMCI_NbAccV");
 }
 
@@ -243,6 +262,7 @@ static void check_flag(int *flag, int proc, const char *fn)
 /* Put, then the flag: a fence between them so the flag never overtakes. */
 int ARMCI_Put_flag(void *src, void *dst, int bytes, int *flag, int value, int proc)
 {
+    ARMCII_SERIAL;
     check_flag(flag, proc, "ARMCI_Put_flag");
     contig_op(XF_PUT, 0, NULL, src, dst, bytes, proc, NULL, 1, "ARMCI_Put_flag");
     armcii_fence(proc);
@@ -252,6 +272,7 @@ int ARMCI_Put_flag(void *src, void *dst, int bytes, int *flag, int value, int pr
 int ARMCI_PutS_flag(void *src, int *src_stride, void *dst, int *dst_stride, int *count,
                     int levels, int *flag, int value, int proc)
 {
+    ARMCII_SERIAL;
     check_flag(flag, proc, "ARMCI_PutS_flag");
     strided_op(XF_PUT, 0, NULL, src, src_stride, dst, dst_stride, count, levels, proc, NULL, 1,
                "ARMCI_PutS_flag");
@@ -262,6 +283,7 @@ int ARMCI_PutS_flag(void *src, int *src_stride, void *dst, int *dst_stride, int 
 
 void armci_write_strided(void *ptr, int levels, int *stride, int *count, char *buf)
 {
+    ARMCII_SERIAL;
     struct armcii_strided s;
     const char *why;
     if (armcii_strided_set(&s, levels, stride, count, &why) != 0)
@@ -271,6 +293,7 @@ void armci_write_strided(void *ptr, int levels, int *stride, int *count, char *b
 
 void armci_read_strided(void *ptr, int levels, int *stride, int *count, char *buf)
 {
+    ARMCII_SERIAL;
     struct armcii_strided s;
     const char *why;
     if (armcii_strided_set(&s, levels, stride, count, &why) != 0)

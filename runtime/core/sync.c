@@ -8,6 +8,7 @@
 #include "config.h"
 #include "mem.h"
 #include "order.h"
+#include "serial.h"
 
 static int *nmutex; /* mutexes each rank hosts */
 
@@ -29,6 +30,7 @@ static int find_held(int mutex, int proc)
 
 int ARMCI_Rmw(int op, void *ploc, void *prem, int extra, int proc)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Rmw");
     armcii_check_proc(proc, "ARMCI_Rmw");
     int is_long = op == ARMCI_FETCH_AND_ADD_LONG || op == ARMCI_SWAP_LONG;
@@ -60,7 +62,7 @@ int ARMCI_Rmw(int op, void *ploc, void *prem, int extra, int proc)
                                     is_long ? ADEV_INT64 : ADEV_INT32, prem,
                                     is_long ? (void *)&operand : (void *)&iv, sz,
                                     is_long ? (void *)&fetched : (void *)&ifetched, &c->c));
-        armcii_req_wait(&r);
+        armcii_req_wait_issued(&r);
         if (r.status)
             armcii_error(1, "ARMCI_Rmw: the network atomic failed (%d)", r.status);
         old = is_long ? fetched : ifetched;
@@ -75,6 +77,7 @@ int ARMCI_Rmw(int op, void *ploc, void *prem, int extra, int proc)
 
 int ARMCI_Create_mutexes(int num)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Create_mutexes");
     if (num < 0)
         armcii_error(1, "ARMCI_Create_mutexes: num %d < 0", num);
@@ -88,6 +91,7 @@ int ARMCI_Create_mutexes(int num)
 
 int ARMCI_Destroy_mutexes(void)
 {
+    ARMCII_SERIAL;
     armcii_need_init("ARMCI_Destroy_mutexes");
     if (!nmutex)
         armcii_error(1, "ARMCI_Destroy_mutexes: no mutexes were created");
@@ -113,6 +117,7 @@ static void check_mutex(int mutex, int proc, const char *fn)
 
 void ARMCI_Lock(int mutex, int proc)
 {
+    ARMCII_SERIAL;
     check_mutex(mutex, proc, "ARMCI_Lock");
     if (find_held(mutex, proc) >= 0)
         armcii_error(1, "ARMCI_Lock: mutex %d on rank %d is already held by this rank "
@@ -133,6 +138,7 @@ void ARMCI_Lock(int mutex, int proc)
  * fence the target first. */
 void ARMCI_Unlock(int mutex, int proc)
 {
+    ARMCII_SERIAL;
     check_mutex(mutex, proc, "ARMCI_Unlock");
     int i = find_held(mutex, proc);
     if (i < 0)
