@@ -63,6 +63,7 @@ struct chan {
     int wait_done;
     int64_t wait_value;
     int spares_left; /* get spares still being pulled */
+    uint32_t get_grant_first; /* named in their release */
     struct getw *gets;
 };
 
@@ -255,8 +256,9 @@ static void pull_done(struct adev_cmpl *c, int status)
     if (p->slot >= 0) {
         p->ch->slot_state[p->slot] = SLOT_FREE;
     } else if (--p->ch->spares_left == 0) {
-        uint8_t rel = RELEASE_KIND;
-        armcii_dev->send_small(ADEV_CTX_RANK, p->ch->server, armcii_server_ctx(), &rel, 1);
+        uint8_t rel[1 + sizeof(uint32_t)] = {RELEASE_KIND};
+        memcpy(rel + 1, &p->ch->get_grant_first, sizeof(uint32_t));
+        armcii_dev->send_small(ADEV_CTX_RANK, p->ch->server, armcii_server_ctx(), rel, sizeof rel);
     }
     armcii_req_done(p->req, 0);
     free(p);
@@ -290,6 +292,7 @@ static void on_get_reply(struct chan *ch, struct getw *g, const struct armcii_ac
         armcii_ngrants++;
         size_t off = g->off + a->data_len, left = a->spare_len;
         ch->spares_left = a->grant_n;
+        ch->get_grant_first = a->grant_first;
         for (int j = 0; j < a->grant_n; j++) {
             size_t k = left < armcii_cfg.spare_size ? left : armcii_cfg.spare_size;
             start_pull(ch, -1, ch->region + armcii_spare_off((int)a->grant_first + j), g, off, k);

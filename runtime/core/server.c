@@ -28,8 +28,20 @@ struct mutex_q {
     struct waiter *head, *tail;
 };
 
+/* A client may hold two grants at once here: one for a write (its
+ * messages fill the spares) and one for a get (it pulls from them). Each
+ * ends on its own, so each is released by its own range: releasing every
+ * spare the client owned let a get's end free a write's spares, or a
+ * write's end a get's, while they were still in use -- and another
+ * request then overwrote them (wrong data in GA's matmul, with gets and
+ * accumulates in flight together). */
+struct grant_range {
+    int first, n;
+};
+
 struct client {
     uint32_t done, acked;
+    struct grant_range write_grant, get_grant;
 };
 
 static struct {
@@ -121,11 +133,12 @@ static int grant(int client, int want, int *first)
     return best;
 }
 
-static void release_spares(int client)
+static void release_spares(int client, struct grant_range *g)
 {
-    for (int i = 0; i < armcii_cfg.spare_bufs; i++)
+    for (int i = g->first; i < g->first + g->n && i < armcii_cfg.spare_bufs; i++)
         if (S.spare_owner[i] == client)
             S.spare_owner[i] = -1;
+    *g = (struct grant_range){0, 0};
 }
 
 /* The request's section as the kernels see it, and where it lives here. */
@@ -185,8 +198,10 @@ static int execute(int ctx, int src, struct armcii_rq *rq, char *msg, struct arm
             armcii_acc_range(rq->acc_type, rq->scale, base, &s, rq->off, rq->plen, payload);
         if (rq->intimate && armcii_cfg.spare_bufs) {
             int first, want = (int)((rq->intimate + spare_cap() - 1) / spare_cap());
+            release_spares(src, &S.cl[src].write_grant); /* a client ends one before the next */
             int n = grant(src, want, &first);
             if (n) {
+                S.cl[src].write_grant = (struct grant_range){first, n};
                 a->flags |= ACKF_GRANT;
                 a->grant_first = (uint32_t)first;
                 a->grant_n = (uint16_t)n;
@@ -194,7 +209,7 @@ static int execute(int ctx, int src, struct armcii_rq *rq, char *msg, struct arm
             return 1;
         }
         if (rq->flags & RQF_GRANT_END) {
-            release_spares(src);
+            release_spares(src, &S.cl[src].write_grant);
             a->flags |= ACKF_RELEASE;
             return 1;
         }
@@ -208,6 +223,9 @@ static int execute(int ctx, int src, struct armcii_rq *rq, char *msg, struct arm
         off += rq->plen;
         if (rq->intimate && armcii_cfg.spare_bufs) {
             size_t cap = armcii_cfg.spare_size;
+            /* the client intimates a get only once it has pulled the last
+             * one's spares; their release may still be on its way */
+            release_spares(src, &S.cl[src].get_grant);
             int first, n = grant(src, (int)((rq->intimate + cap - 1) / cap), &first);
             uint64_t left = rq->intimate;
             for (int j = 0; j < n; j++) {
@@ -218,6 +236,7 @@ static int execute(int ctx, int src, struct armcii_rq *rq, char *msg, struct arm
                 a->spare_len += k;
             }
             if (n) {
+                S.cl[src].get_grant = (struct grant_range){first, n};
                 a->flags |= ACKF_GRANT;
                 a->grant_first = (uint32_t)first;
                 a->grant_n = (uint16_t)n;
@@ -339,9 +358,14 @@ void armcii_server_on_request(int ctx, int src, void *msg, size_t len)
 void armcii_server_on_small(int ctx, int src, const void *buf, size_t len)
 {
     (void)ctx;
-    if (len >= 1 && *(const uint8_t *)buf == RELEASE_KIND && src >= 0 && src < armcii_nproc() &&
-        S.cl)
-        release_spares(src);
+    uint32_t first;
+    if (len < 1 + sizeof first || *(const uint8_t *)buf != RELEASE_KIND || src < 0 ||
+        src >= armcii_nproc() || !S.cl)
+        return;
+    /* only the grant it names: a late release must not free a newer one */
+    memcpy(&first, (const uint8_t *)buf + 1, sizeof first);
+    if (S.cl[src].get_grant.n && (uint32_t)S.cl[src].get_grant.first == first)
+        release_spares(src, &S.cl[src].get_grant);
 }
 
 void armcii_server_idle(int ctx)

@@ -23,3 +23,5 @@ endforeach()
 armci_threads_test(1 1)
 armci_threads_test(1 3 TAG _nohelper ARMCI_HELPER=0)
 armci_threads_test(2 2 TAG _accsource ARMCI_ACC=source ARMCI_NONCONTIG=helper)
+# the application threads and the helper thread share the core: TSan pass
+set_property(TEST runtime.threads_2x2 runtime.pami.threads_2x2 APPEND PROPERTY LABELS tsan)
