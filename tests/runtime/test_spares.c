@@ -118,7 +118,12 @@ int main(void)
     if (me == 0)
         printf("test_spares: %d ranks x %d rounds of 2 gets + 3 writes of %d x %d B through the servers: ok\n",
                nproc, ROUNDS, ROWS, ROW);
+    free(g1);
+    free(g2);
+    free(ones);
+    free(src);
     ARMCI_Free(base[me]);
+    free(base);
     ARMCI_Finalize();
     return 0;
 }

@@ -136,6 +136,7 @@ int main(int argc, char **argv)
         printf("test_threads: %d ranks x %d threads x %d iterations: puts, gets, nb gets, acc, rmw ok\n",
                nproc, NT, ITERS);
     ARMCI_Free(base[me]);
+    free(base);
     ARMCI_Finalize();
     return 0;
 }
