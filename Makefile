@@ -11,9 +11,10 @@ all: build
 
 help:
 	@echo "make demo        install deps, build, run a 2-node demo job"
-	@echo "make check       install deps, build, run every test (plain, ASan+UBSan, TSan)"
+	@echo "make check       install deps, build, run every test (plain, ASan+UBSan, TSan, fuzz, clients)"
 	@echo "make check-fast  the plain build's tests only"
 	@echo "make check-clients  real clients' own suites (SOS, GA) against installed emunic"
+	@echo "make check-fuzz  the parsers' libFuzzer harnesses, 60 s each (make fuzz: 300 s each)"
 	@echo "make install     build, then install into PREFIX (default /usr/local)"
 	@echo "make bench       run the core benchmarks (see docs/PERFORMANCE.md)"
 	@echo "make clean       remove build directories"
@@ -57,11 +58,21 @@ check-tsan: deps
 check-clients: build
 	tests/clients/run.sh -b $(BUILD)
 
-check: check-fast check-asan check-tsan check-clients
-	@echo "emunic: all test suites passed (plain, ASan+UBSan, TSan)"
+check: check-fast check-asan check-tsan check-fuzz check-clients
+	@echo "emunic: all test suites passed (plain, ASan+UBSan, TSan, fuzz, clients)"
 
 bench: build
 	bench/run_core.sh -b $(BUILD)
 
 clean:
-	rm -rf $(BUILD) build-asan build-tsan
+	rm -rf $(BUILD) build-asan build-tsan build-fuzz
+
+# libFuzzer harnesses of emunic-run's parsers (tests/fuzz/README.md): run.sh
+# configures build-fuzz with CC=clang -DEMUNIC_FUZZ=ON, builds the harnesses
+# and runs each for FUZZ_SECONDS; one line and nothing else without clang.
+.PHONY: fuzz check-fuzz
+fuzz: deps
+	FUZZ_SECONDS=$${FUZZ_SECONDS:-300} tests/fuzz/run.sh -b build-fuzz
+
+check-fuzz: deps
+	FUZZ_SECONDS=60 tests/fuzz/run.sh -b build-fuzz

@@ -337,6 +337,9 @@ static int parse_spec(const struct ctx *c, const char *spec, struct emu_fault_ru
     }
     if (parse_main(c, r, v, vn))
         return 2;
+    /* a kind whose value names its nodes or ranks takes no option naming
+     * others: one would silently replace the other */
+    bool named_nodes = r->node_a >= 0, named_ranks = r->rank_a >= 0;
     /* options */
     while (comma) {
         const char *o = comma + 1;
@@ -356,8 +359,12 @@ static int parse_spec(const struct ctx *c, const char *spec, struct emu_fault_ru
         size_t keyn = (size_t)(oe - o), valn = on - keyn - 1;
         const char *ov = oe + 1;
         int rc;
-        if (k == EMU_FAULT_CREDITS && keyn == 4 && (!strncmp(o, "node", 4) || !strncmp(o, "link", 4)))
-            return BAD(c, "credits names its nodes in the value (credits=nN or nN:nM), not with %.4s=", o);
+        if (named_nodes && keyn == 4 && (!strncmp(o, "node", 4) || !strncmp(o, "link", 4)))
+            return BAD(c, "%s names its nodes in the value (%s=nN or nN:nM), not with %.4s=", kind_names[k],
+                       kind_names[k], o);
+        if (named_ranks && keyn == 4 && (!strncmp(o, "rank", 4) || !strncmp(o, "pair", 4)))
+            return BAD(c, "%s names its rank in the value (%s=rN), not with %.4s=", kind_names[k],
+                       kind_names[k], o);
         if (keyn == 4 && !strncmp(o, "node", 4))
             rc = parse_one(c, ov, valn, 'n', &r->node_a), r->node_b = -1;
         else if (keyn == 4 && !strncmp(o, "link", 4))

@@ -241,7 +241,7 @@ static int load_doc(struct ctx *c, uint32_t nnodes, struct emu_machine *m)
     }
     if (nd && emu_model_subshape(full, nd, m->mapping, nnodes, m->dims) != 0) {
         uint64_t cap = 1;
-        for (uint32_t i = 0; i < nd; i++)
+        for (uint32_t i = 0; i < nd && cap <= UINT32_MAX; i++)
             cap *= full[i];
         char what[160];
         snprintf(what, sizeof what, "dims: the job's %u nodes do not fit this machine's %llu", nnodes,

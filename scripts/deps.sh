@@ -5,7 +5,8 @@ set -euo pipefail
 
 PKGS=(build-essential cmake pkg-config liburing-dev libhwloc-dev libcmocka-dev libyaml-dev mpich libmpich-dev
       libglobalarrays-dev libscalapack-mpich-dev
-      autoconf automake libtool gfortran)  # the last line: building the real clients (make check-clients)
+      autoconf automake libtool gfortran  # building the real clients (make check-clients)
+      clang)  # libFuzzer, for the parsers' fuzz harnesses (make check-fuzz)
 
 is_debian() {
     [ -f /etc/debian_version ] && return 0

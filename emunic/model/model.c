@@ -55,7 +55,9 @@ int emu_model_subshape(const uint32_t *full, uint32_t ndims, const char *mapping
         uint64_t take = left < full[d] ? left : full[d];
         out[d] = (uint32_t)(take ? take : 1);
         left = (left + out[d] - 1) / out[d];
-        cap *= full[d];
+        /* saturate: a machine of more than 2^32 nodes holds any job, and
+         * the product must not wrap to a small number */
+        cap = cap > UINT32_MAX ? cap : cap * full[d];
     }
     return ndims && cap < nnodes ? -1 : 0;
 }

@@ -66,6 +66,12 @@ f "credits rank"      "expected a node"                credits=r1@1s+1s
 f "credits no window" "credits needs a window"         credits=n1
 f "credits open"      "credits needs a window"         credits=n1@1s
 f "credits node opt"  "names its nodes in the value"   credits=n0@0s+1s,node=n1
+f "linkdown node opt" "names its nodes in the value"   'linkdown=n0:n1@1s+1s,node=n1'
+f "slow link opt"     "names its nodes in the value"   'slow=n1:4,link=n0:n1'
+f "crash node opt"    "names its nodes in the value"   'crash=n1@1s,node=n0'
+f "kill rank opt"     "names its rank in the value"    'kill=r3@1s,rank=r1'
+f "kill pair opt"     "names its rank in the value"    'kill=r3@1s,pair=r1:r2'
+
 f "credits same node" "same node twice"                credits=n1:n1@0s+1s
 bad "the first bad of several" "--fault 'dup=2'" --fault drop=0.1 --fault dup=2
 

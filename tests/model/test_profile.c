@@ -99,6 +99,12 @@ static void test_errors(void **state)
     expect_error(GOOD "dims: [2, 2]\ntorus: [true, maybe]\n", 7, "true or false");
     expect_error(GOOD "dims: [2, 2]\nmapping: BAC\n", 7, "mapping");
     expect_error(GOOD "dims: [1, 1]\n", 6, "do not fit");
+    {
+        /* 2^80 nodes: the capacity once wrapped to 0 ("do not fit this machine's 0") */
+        struct emu_machine big;
+        char path[128];
+        assert_int_equal(load_text(GOOD "dims: [1048576, 1048576, 1048576, 1048576]\n", 2, &big, path, sizeof path), 0);
+    }
     expect_error(GOOD "mtu: 6\n", 6, "given twice");
     expect_error("- 1\n- 2\n", 1, "must be a mapping");
     expect_error(GOOD "name: [a]\n", 6, "name: wrong type");
