@@ -59,6 +59,19 @@ timeout -s KILL 40 "$STAT" --interval 0.1 "$JOB" >"$LOUT" 2>&1 &
 LIVE=$!
 BG_PIDS+=("$LIVE")
 sleep 0.5
+# a rank's stray store into the header's geometry (nnodes, ranks_per_node,
+# nranks = 2, 1, 2 in a row) while emunic-stat refreshes: it keeps its
+# snapshot from attaching (was: loops to 100000 nodes, divides by zero)
+python3 - "$EMUNIC_SHM_DIR/emunic.$JOB.job" <<'PY' || fail "could not scribble the header"
+import struct, sys
+with open(sys.argv[1], "r+b") as f:
+    head = f.read(256)
+    at = head.find(struct.pack("<III", 2, 1, 2))
+    assert 0 <= at < 64, at
+    f.seek(at)
+    f.write(struct.pack("<II", 100000, 0))
+PY
+sleep 0.5
 touch "$GO"
 BG=$JOB_BG; wait_bg 30
 [[ $STATUS -eq 0 ]] || fail "job exit $STATUS"
@@ -66,6 +79,7 @@ set +e; wait "$LIVE"; LST=$?; set -e
 [[ $LST -eq 0 ]] || fail "live emunic-stat exit $LST: $(tail -5 "$LOUT")"
 grep -q "^job $JOB ended" "$LOUT" || fail "no end line: $(tail -5 "$LOUT")"
 (( $(grep -c "^job $JOB:" "$LOUT") >= 2 )) || fail "fewer than 2 refreshes"
+grep "^job $JOB:" "$LOUT" | grep -vq "^job $JOB: 2 nodes x 1 rank," && fail "geometry from the scribbled header: $(grep "^job $JOB:" "$LOUT" | tail -2)"
 grep -qE '^1 +20 +|^1 +[0-9]+ +20 ' "$LOUT" || grep -qE '^1 +0 +20 ' "$LOUT" || fail "never saw nic1's 20 writes: $(tail -6 "$LOUT")"
 
 case_begin "finished job"

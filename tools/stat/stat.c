@@ -58,7 +58,7 @@ static int fail(int code, const char *fmt, ...)
 
 static bool launcher_alive(const struct emu_job *j)
 {
-    pid_t p = j->hdr->launcher_pid;
+    pid_t p = j->geo.launcher_pid;
     return p > 0 && (kill(p, 0) == 0 || errno == EPERM);
 }
 
@@ -89,7 +89,7 @@ static int list_jobs(const struct jobs *js)
         struct emu_job j;
         if (emu_job_attach(&j, js->ids[i]) != 0)
             continue;
-        const struct emu_job_hdr *h = j.hdr;
+        const struct emu_job_geo *h = &j.geo;
         fprintf(stderr, "  %-24s %u node%s x %u rank%s, nic %s, launcher pid %d, up %.1f s\n",
                 h->jobid, h->nnodes, h->nnodes == 1 ? "" : "s", h->ranks_per_node,
                 h->ranks_per_node == 1 ? "" : "s", h->nic, (int)h->launcher_pid,
@@ -166,7 +166,7 @@ static int open_job(const char *arg, struct emu_job *j)
 
 static uint64_t depth(const struct emu_job *j, uint32_t n)
 {
-    const struct emu_job_hdr *h = j->hdr;
+    const struct emu_job_geo *h = &j->geo;
     uint64_t d = 0;
     struct emu_ring r;
     if (emu_ring_attach(&r, emu_job_wire_ring(j, n), h->wire_slots) == 0)
@@ -211,15 +211,20 @@ static void row(const char *name, const uint64_t *v, const uint64_t *prev, uint6
 static void table(const struct emu_job *j, uint64_t *cur, uint64_t *prev, bool have_prev, double dt,
                   bool tty)
 {
-    const struct emu_job_hdr *h = j->hdr;
+    const struct emu_job_geo *h = &j->geo;
     unsigned nc = stats_nctr();
     uint32_t nn = h->nnodes;
     if (tty)
         fputs("\033[H\033[2J", stdout);
     double up = (double)(emu_now_ns() - h->created_ns) / 1e9;
+    /* geometry comes from the private snapshot taken at attach, and the
+     * machine's name is copied and terminated: ranks can write the segment */
+    char machine[sizeof emu_job_netcfg(j)->m.name];
+    memcpy(machine, emu_job_netcfg(j)->m.name, sizeof machine);
+    machine[sizeof machine - 1] = 0;
     printf("job %s: %u node%s x %u rank%s, nic %s, machine %s, up %.1f s; rates over %.2f s\n",
            h->jobid, nn, nn == 1 ? "" : "s", h->ranks_per_node, h->ranks_per_node == 1 ? "" : "s",
-           h->nic, emu_job_netcfg(j)->m.name, up, dt);
+           h->nic, machine, up, dt);
     printf("%-6s %10s %9s %9s %9s %8s %9s %12s %10s %7s %7s %7s %6s %6s %7s %8s %8s %11s %9s\n",
            "nic", "ops", "writes", "reads", "atomics", "ams", "module", "bytes", "packets", "retx",
            "drops", "dups", "queue", "qmax", "stalls", "wakeups", "bells", "ops/s", "MB/s");
@@ -239,7 +244,7 @@ static void table(const struct emu_job *j, uint64_t *cur, uint64_t *prev, bool h
 static void snapshot(const struct emu_job *j, uint64_t *v)
 {
     unsigned nc = stats_nctr();
-    uint32_t nn = j->hdr->nnodes;
+    uint32_t nn = j->geo.nnodes;
     for (uint32_t n = 0; n < nn; n++)
         stats_load(j, n, v + (size_t)n * nc);
     stats_load(j, UINT32_MAX, v + (size_t)nn * nc);
@@ -289,7 +294,7 @@ int main(int argc, char **argv)
     if (rc)
         return rc;
     char path[EMU_PATH_MAX];
-    emu_shm_path(path, sizeof path, j.hdr->jobid, "job");
+    emu_shm_path(path, sizeof path, j.geo.jobid, "job");
     for (int k = 0; k < C_N; k++)
         idx[k] = stats_ctr_index(want[k]);
 
@@ -299,7 +304,7 @@ int main(int argc, char **argv)
         return rc;
     }
     unsigned nc = stats_nctr();
-    size_t nv = ((size_t)j.hdr->nnodes + 1) * nc;
+    size_t nv = ((size_t)j.geo.nnodes + 1) * nc;
     uint64_t *cur = calloc(nv, sizeof *cur), *prev = calloc(nv, sizeof *prev);
     if (!cur || !prev) {
         emu_job_detach(&j);
@@ -309,7 +314,7 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     bool tty = isatty(STDOUT_FILENO) && !once;
-    int64_t t_prev = j.hdr->created_ns;
+    int64_t t_prev = j.geo.created_ns;
     bool have_prev = false;
     for (;;) {
         int64_t now = emu_now_ns();
@@ -332,7 +337,7 @@ int main(int argc, char **argv)
             now = emu_now_ns();
             snapshot(&j, cur);
             table(&j, cur, prev, have_prev, (double)(now - t_prev) / 1e9, tty);
-            printf("job %s ended\n", j.hdr->jobid);
+            printf("job %s ended\n", j.geo.jobid);
             break;
         }
     }
