@@ -240,9 +240,7 @@ static int load_doc(struct ctx *c, uint32_t nnodes, struct emu_machine *m)
         return err(c, val[K_MAP], what);
     }
     if (nd && emu_model_subshape(full, nd, m->mapping, nnodes, m->dims) != 0) {
-        uint64_t cap = 1;
-        for (uint32_t i = 0; i < nd && cap <= UINT32_MAX; i++)
-            cap *= full[i];
+        uint64_t cap = emu_model_nodes(full, nd);
         char what[160];
         snprintf(what, sizeof what, "dims: the job's %u nodes do not fit this machine's %llu", nnodes,
                  (unsigned long long)cap);

@@ -44,22 +44,27 @@ static void dim_order(const char *mapping, uint32_t ndims, uint32_t *order)
                               : ndims - 1 - k;
 }
 
+uint64_t emu_model_nodes(const uint32_t *full, uint32_t ndims)
+{
+    uint64_t n = 1;
+    for (uint32_t d = 0; d < ndims && n <= UINT32_MAX; d++)
+        n *= full[d];
+    return n;
+}
+
 int emu_model_subshape(const uint32_t *full, uint32_t ndims, const char *mapping, uint32_t nnodes,
                        uint32_t *out)
 {
     uint32_t order[EMU_NET_MAX_DIMS];
     dim_order(mapping, ndims, order);
-    uint64_t left = nnodes ? nnodes : 1, cap = 1;
+    uint64_t left = nnodes ? nnodes : 1;
     for (uint32_t k = 0; k < ndims; k++) {
         uint32_t d = order[k];
         uint64_t take = left < full[d] ? left : full[d];
         out[d] = (uint32_t)(take ? take : 1);
         left = (left + out[d] - 1) / out[d];
-        /* saturate: a machine of more than 2^32 nodes holds any job, and
-         * the product must not wrap to a small number */
-        cap = cap > UINT32_MAX ? cap : cap * full[d];
     }
-    return ndims && cap < nnodes ? -1 : 0;
+    return ndims && emu_model_nodes(full, ndims) < nnodes ? -1 : 0;
 }
 
 void emu_model_coords(const struct emu_machine *m, uint32_t n, uint32_t *coords)

@@ -75,6 +75,10 @@ uint64_t emu_model_packets(const struct emu_machine *m, uint64_t bytes);
  * Returns 0 or -1. */
 int emu_model_mapping_ok(const char *mapping, uint32_t ndims);
 
+/* Nodes of a machine of these dimensions: the product of full[], which
+ * stops growing once past 2^32 (more than any job) so it cannot wrap. */
+uint64_t emu_model_nodes(const uint32_t *full, uint32_t ndims);
+
 /* Sub-shape of a machine for a job of nnodes nodes: fill dimensions from
  * the fastest-varying one (the letter before T in the mapping) to the
  * slowest, each up to its full size. full[] are the profile's sizes,
