@@ -229,14 +229,12 @@ int ARMCI_Init(void)
 
 int ARMCI_Init_args(int *argc, char ***argv)
 {
-    ARMCII_SERIAL;
     (void)argc, (void)argv;
     return ARMCI_Init();
 }
 
 int ARMCI_Init_thread(int armci_requested)
 {
-    ARMCII_SERIAL;
     (void)armci_requested; /* any level: public calls are serialised (serial.h) */
     return ARMCI_Init();
 }
@@ -266,7 +264,6 @@ int ARMCI_Init_mpi_comm(MPI_Comm comm)
 int ARMCI_Init_mpi_comm(void *comm);
 int ARMCI_Init_mpi_comm(void *comm)
 {
-    ARMCII_SERIAL;
     (void)comm;
     return ARMCI_Init() == 0; /* nonzero on success, as GA's ARMCI */
 }
@@ -330,7 +327,6 @@ int ARMCI_Finalize(void)
 
 void ARMCI_Cleanup(void)
 {
-    ARMCII_SERIAL;
     /* nothing outlives the process: the job's shared memory is emunic-run's */
 }
 

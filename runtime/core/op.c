@@ -58,20 +58,24 @@ void armcii_req_done(struct armcii_req *r, int status)
     armcii_req_done(p, r->status);
 }
 
+static void wait_req(struct armcii_req *r, int let_others_in)
+{
+    while (r->pending > 0) {
+        armcii_progress(1);
+        if (let_others_in)
+            armcii_serial_yield();
+    }
+    armcii_server_sync();
+}
+
 void armcii_req_wait(struct armcii_req *r)
 {
-    while (r->pending > 0)
-        armcii_progress(1);
-    armcii_server_sync();
+    wait_req(r, 0);
 }
 
 void armcii_req_wait_issued(struct armcii_req *r)
 {
-    while (r->pending > 0) {
-        armcii_progress(1);
-        armcii_serial_yield();
-    }
-    armcii_server_sync();
+    wait_req(r, 1);
 }
 
 struct armcii_req *armcii_req_implicit(int proc)
