@@ -10,7 +10,9 @@ endforeach()
 # test_groups also drives coll.h's non-blocking collectives directly.
 target_include_directories(test_groups PRIVATE ${PROJECT_SOURCE_DIR}/runtime/core)
 
-# armci_msg_job_test(PROG NODES RANKS TIMEOUT [NIC nic] [TAG _suffix] [ENV...])
+# armci_msg_job_test(PROG NODES RANKS TIMEOUT [NIC nic] [TAG _suffix] [ENV...]): any
+# runtime test program that checks itself (threads.cmake and spares.cmake
+# register theirs with it too)
 function(armci_msg_job_test prog nodes ranks timeout)
   cmake_parse_arguments(B "" "TAG" "" ${ARGN})
   armci_nic_args(nic prefix env ${B_UNPARSED_ARGUMENTS})
