@@ -10,6 +10,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int wanted;         /* threads blocked in enter */
 static atomic_uint acquisitions;  /* full acquisitions, to see a hand-over */
 static _Thread_local int depth;
+static atomic_ulong left_runtime; /* releases at every outermost leave */
 
 static void acquire(void)
 {
@@ -28,8 +29,15 @@ void armcii_serial_enter(void)
 void armcii_serial_leave(int *unused)
 {
     (void)unused;
-    if (--depth == 0)
+    if (--depth == 0) {
+        atomic_fetch_add_explicit(&left_runtime, 1, memory_order_release);
         pthread_mutex_unlock(&lock);
+    }
+}
+
+void armcii_serial_observe(void)
+{
+    (void)atomic_load_explicit(&left_runtime, memory_order_acquire);
 }
 
 int armcii_serial_wanted(void)

@@ -11,6 +11,14 @@
 
 void armcii_serial_enter(void);
 void armcii_serial_leave(int *unused);
+/* The data server's half of an ordering no sanitizer can see: a request
+ * the helper thread executes was sent after this rank's application made
+ * its last runtime call (a barrier, a fence), but the news travelled
+ * through the NIC, another process. Leaving the runtime releases a
+ * counter; the server acquires it before each request (the mirror of
+ * armcii_server_sync). Costs one atomic per call and per request. */
+void armcii_serial_observe(void);
+
 /* Threads waiting to enter: progress blocks for less while any do. */
 int armcii_serial_wanted(void);
 /* Called by a thread that waits: lets a waiting thread in, then returns

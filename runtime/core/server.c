@@ -14,6 +14,7 @@
 #include "mem.h"
 #include "proto.h"
 #include "range.h"
+#include "serial.h"
 
 unsigned long armcii_srv_requests, armcii_srv_acks;
 
@@ -338,6 +339,7 @@ void armcii_server_on_request(int ctx, int src, void *msg, size_t len)
     if (rq.plen > len - sizeof rq && rq.kind != RQ_GETS)
         return;
     armcii_srv_requests++;
+    armcii_serial_observe();
     struct armcii_ack a = {0};
     int reply = execute(ctx, src, &rq, msg, &a);
     atomic_fetch_add_explicit(&srv_epoch, 1, memory_order_release);
