@@ -6,6 +6,7 @@ set -euo pipefail
 PKGS=(build-essential cmake pkg-config liburing-dev libhwloc-dev libcmocka-dev libyaml-dev mpich libmpich-dev
       libglobalarrays-dev libscalapack-mpich-dev
       autoconf automake libtool gfortran  # building the real clients (make check-clients)
+      libxml2-dev  # the Portals 4 reference's XML-driven conformance tests (test/sfw)
       clang)  # libFuzzer, for the parsers' fuzz harnesses (make check-fuzz)
 
 is_debian() {

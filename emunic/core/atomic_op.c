@@ -160,7 +160,8 @@ int emu_atomic_apply(unsigned aop, unsigned dtype, void *target,
     size_t es = dtype_size[dtype];
     if (len == 0 || len % es != 0)
         return -1;
-    if (emu_aop_is_swap(aop) && len != es)
+    /* a plain swap may cover several elements; the conditional ones, one */
+    if (emu_aop_is_swap(aop) && aop != EMU_AOP_SWAP && len != es)
         return -1;
     if (aop != EMU_AOP_SWAP && emu_aop_is_swap(aop) && !operand2)
         return -1;

@@ -21,6 +21,13 @@
 #define PTLX_MAX_MD 4096  /* per NI */
 #define PTLX_MAX_LE 65536 /* per NI */
 #define PTLX_MAX_IOV 1024 /* segments of an iovec MD or list entry */
+#define PTLX_MAX_MSG (4ull << 30) /* max_msg_size: bytes of one put, get or reply */
+#define PTLX_MAX_TRIG 65536 /* max_triggered_ops: held per NI */
+#define PTLX_MAX_UH 65536   /* max_unexpected_headers: kept per NI */
+/* PTLX_NI_STATUS of this register (beyond PtlNIStatus's): the NIC writes
+ * at laddr a bitmap of PTLX_MAX_LE bits, the entry ids still linked, so
+ * the rank can reuse the slots of entries the NIC unlinked by itself */
+#define PTLX_SR_LINKED PTL_SR_LAST
 
 /* msg.dtype bits of a data operation */
 #define PTLX_D_TRIGGERED 0x1 /* trigger in operand[16..31] */
@@ -34,7 +41,7 @@ struct ptlx_iov {
 
 /* msg.aop of an EMU_OP_MODULE message for EMU_MOD_PORTALS */
 enum ptlx_kind {
-    PTLX_NI_INIT = 1,
+    PTLX_NI_INIT = 1, /* len: max_list_size, aux: max_unexpected_headers */
     PTLX_NI_FINI,
     PTLX_PT_ALLOC,
     PTLX_PT_FREE,
@@ -115,6 +122,10 @@ _Static_assert(sizeof(struct ptlx_me_match) == EMU_OPERAND_MAX, "fits msg.operan
 struct ptlx_ct_shm {
     _Atomic uint64_t success;
     _Atomic uint64_t failure;
+    /* triggered operations on this counter the NIC has fired or dropped
+     * (cancel, free): with its own count of those posted, the rank knows
+     * how many are held without asking (max_triggered_ops) */
+    _Atomic uint64_t trig_done;
 };
 
 struct ptlx_eq_shm {

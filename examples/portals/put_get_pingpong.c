@@ -61,13 +61,14 @@ int main(void)
         /* The peer may not have linked its entry yet: an operation that
          * arrives before then is dropped and counts as a failure on our
          * counter. Knock (0 bytes) until one gets in; the peer's target
-         * counter then holds 1 before the first ping. */
+         * counter then holds 1 before the first ping. A wait ends at the
+         * first failure, so the counter starts from zero for each knock
+         * (nothing else is in flight on it). */
         for (;;) {
-            ptl_ct_event_t before;
-            check(PtlCTGet(put_ct, &before), "PtlCTGet");
+            check(PtlCTSet(put_ct, zero), "PtlCTSet");
             check(PtlPut(put_md, 0, 0, PTL_OC_ACK_REQ, peer, pt, 0, 40, NULL, 0), "PtlPut");
-            check(PtlCTWait(put_ct, before.success + before.failure + 1, &ev), "PtlCTWait");
-            if (ev.failure == before.failure)
+            check(PtlCTWait(put_ct, 1, &ev), "PtlCTWait");
+            if (ev.failure == 0)
                 break;
         }
         check(PtlCTSet(put_ct, zero), "PtlCTSet");

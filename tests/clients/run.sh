@@ -6,7 +6,7 @@
 #   tests/clients/run.sh [-b BUILD_DIR] [STAGE...]
 #
 #   -b BUILD_DIR  the emunic build to install (default: build/)
-#   STAGE         sos, ga (default: all of them)
+#   STAGE         sos, portals4, ga (default: all of them)
 # Environment:
 #   EMUNIC_CLIENTS   where the archives are (default: ../shared/clients
 #                    beside the source tree); absent: one line, exit 0
@@ -31,12 +31,14 @@ while getopts b:h opt; do
 done
 shift $((OPTIND - 1))
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(sos ga)
+[ ${#stages[@]} -eq 0 ] && stages=(sos portals4 ga)
 
 # shellcheck source=tests/clients/lib.sh
 . "$here/lib.sh"
 # shellcheck source=tests/clients/sos.sh
 . "$here/sos.sh"
+# shellcheck source=tests/clients/portals4.sh
+. "$here/portals4.sh"
 # shellcheck source=tests/clients/ga.sh
 . "$here/ga.sh"
 
@@ -59,8 +61,9 @@ install_emunic "$build" "$prefix" || exit 1
 for s in "${stages[@]}"; do
     case $s in
         sos) stage_sos ;;
+        portals4) stage_portals4 ;;
         ga) stage_ga ;;
-        *) echo "clients: unknown stage '$s' (sos, ga)" >&2; exit 2 ;;
+        *) echo "clients: unknown stage '$s' (sos, portals4, ga)" >&2; exit 2 ;;
     esac
 done
 

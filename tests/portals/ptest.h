@@ -323,12 +323,20 @@ static inline int pt_wait_event_(const char *file, int line, ptl_handle_eq_t eq,
                     pt_failname(e_.ni_fail_type), pt_ctx(__VA_ARGS__));        \
     } while (0)
 
+static inline long pt_now_ms(void);
 static inline ptl_ct_event_t pt_wait_ct_(const char *file, int line, ptl_handle_ct_t ct, ptl_size_t test, const char *what)
 {
+    /* A wait ends at success >= test or at the first failure; this waits
+     * for success + failure >= test, so once anything failed it rechecks
+     * every millisecond. */
     ptl_ct_event_t ev = {0, 0};
     unsigned int which = 99;
-    int rc = PtlCTPoll(&ct, &test, 1, PT_WAIT_MS, &ev, &which);
-    if (rc != PTL_OK) {
+    long t0 = pt_now_ms();
+    int rc;
+    while ((rc = PtlCTPoll(&ct, &test, 1, PT_WAIT_MS, &ev, &which)) == PTL_OK && ev.success + ev.failure < test &&
+           pt_now_ms() - t0 < PT_WAIT_MS)
+        usleep(1000);
+    if (rc != PTL_OK || ev.success + ev.failure < test) {
         ptl_ct_event_t now = {0, 0};
         int rc2 = PtlCTGet(ct, &now);
         pt_fail(1, file, line, what, "PtlCTPoll(test %llu) returned %s; PtlCTGet %s: success %llu failure %llu",
@@ -549,7 +557,7 @@ static inline const ptl_event_t *pt_take_(const char *file, int line, struct evs
  * Every rank puts to rank 0's barrier LE; rank 0 waits for all and puts to
  * each. Puts ask for counting acks, so a barrier also means "my barrier
  * messages were delivered". A first arrival can find rank 0's LE not yet
- * linked (PTL_NI_NO_MATCH shows as an ack failure): it is then resent. */
+ * linked (PTL_NI_DROPPED shows as an ack failure): it is then resent. */
 static struct {
     ptl_handle_ni_t ni;
     int logical;

@@ -610,7 +610,7 @@ static int expected_fail(int p, int k)
 {
     int needs_put = k != K_GET, needs_get = k == K_GET || k == K_FETCH || k == K_SWAP;
     switch (p) {
-    case P_NOLE: return PTL_NI_NO_MATCH;
+    case P_NOLE: return PTL_NI_DROPPED;
     case P_PUTONLY: return needs_get ? PTL_NI_OP_VIOLATION : PTL_NI_OK;
     case P_GETONLY:
     case P_FIRST: return needs_put ? PTL_NI_OP_VIOLATION : PTL_NI_OK;

@@ -210,7 +210,7 @@ static void t_put_variants(void)
     OK(PtlPut(md, LOFF, VLEN, PTL_ACK_REQ, pt_lrank(right), pt3, 0, 0, IU, 0));
     ptl_event_t ev;
     WAIT_EVENT(ieq, &ev);
-    struct evwant w = want_ack(IU, 0, 0, pt3, PTL_NI_NO_MATCH);
+    struct evwant w = want_ack(IU, 0, 0, pt3, PTL_NI_DROPPED);
     CHECK_EVENT("SUCCESS_DISABLE MD, put that finds no LE", &ev, &w);
     OK(PtlPut(ctmd, LOFF, VLEN, PTL_CT_ACK_REQ, pt_lrank(right), pt3, 0, 0, IU, 0));
     EXPECT_CT(ict, 0, 1);
@@ -471,7 +471,7 @@ static void t_use_once(void)
     CHECK_EVENT("put to USE_ONCE + UNLINK_DISABLE", &ev, &w);
     OK(PtlPut(md, LOFF + 64, 64, PTL_ACK_REQ, pt_lrank(right), pt2, 0, 0, IU, 4));
     WAIT_EVENT(ieq, &ev);
-    w = want_ack(IU, 0, 0, pt2, PTL_NI_NO_MATCH);
+    w = want_ack(IU, 0, 0, pt2, PTL_NI_DROPPED);
     CHECK_EVENT("put after the only USE_ONCE LE was used", &ev, &w);
     WAIT_EVENT(teq, &ev);
     w = want_target(PTL_EVENT_PUT, lbuf, U1, 3, 64, 64, 0, left, pt2);

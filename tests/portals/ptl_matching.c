@@ -215,8 +215,8 @@ static void t_tags(struct side *s)
     BARRIER();
     PUT_ACK(s, "put with B's bits first", 0, 100, BB, 8, 1, PTL_NI_OK, 100, 8);
     PUT_ACK(s, "put with A's bits second", 512, 60, BA, 4, 2, PTL_NI_OK, 60, 4);
-    PUT_ACK(s, "A's bits with the top bit flipped", 0, 16, BA ^ (1ull << 63), 0, 3, PTL_NI_NO_MATCH, 0, 0);
-    PUT_ACK(s, "match bits 0", 0, 16, 0, 0, 4, PTL_NI_NO_MATCH, 0, 0);
+    PUT_ACK(s, "A's bits with the top bit flipped", 0, 16, BA ^ (1ull << 63), 0, 3, PTL_NI_DROPPED, 0, 0);
+    PUT_ACK(s, "match bits 0", 0, 16, 0, 0, 4, PTL_NI_DROPPED, 0, 0);
     TEV(s, "B's put lands in B", want_m(s, PTL_EVENT_PUT, tbuf + 1024 + 8, U(2), hdr_of(left, 1), 100, 100, 8, BB, left));
     TEV(s, "A's put lands in A", want_m(s, PTL_EVENT_PUT, tbuf + 4, U(1), hdr_of(left, 2), 60, 60, 4, BA, left));
     CHECK_BYTES(tbuf, 0xee, 4, "%s: tags: before A's data", s->name);
@@ -274,7 +274,7 @@ static void t_ignore(struct side *s)
     /* without the catch-all, bits outside ME1's pattern find nothing */
     EXPECT_RC(PTL_OK, PtlMEUnlink(h2));
     BARRIER();
-    PUT_ACK(s, "ignore bits: no catch-all ME", 0, 16, 0xf0f0f0f000000054ull, 0, 10, PTL_NI_NO_MATCH, 0, 0);
+    PUT_ACK(s, "ignore bits: no catch-all ME", 0, 16, 0xf0f0f0f000000054ull, 0, 10, PTL_NI_DROPPED, 0, 0);
     PUT_ACK(s, "ignore bits: ME1 still matches", 32, 16, 0xf0f0f0f0000ab055ull, 200, 11, PTL_NI_OK, 16, 200);
     TEV(s, "ignore bits: ME1 still matches",
         want_m(s, PTL_EVENT_PUT, tbuf + 200, U(1), hdr_of(left, 11), 16, 16, 200, 0xf0f0f0f0000ab055ull, left));
@@ -376,11 +376,11 @@ static void t_use_once(struct side *s)
             if (set.ev[i].user_ptr == IU(k))
                 ev = &set.ev[i];
         CHECK(ev != NULL, "%s: USE_ONCE: no ACK for put %d", s->name, k);
-        struct evwant w = want_ack(IU(k), 64, 0, s->pt, k < 3 ? PTL_NI_OK : PTL_NI_NO_MATCH);
+        struct evwant w = want_ack(IU(k), 64, 0, s->pt, k < 3 ? PTL_NI_OK : PTL_NI_DROPPED);
         CHECK_EVENT(pt_ctx("%s: USE_ONCE put %d", s->name, k), ev, &w);
     }
     PUT_ACK(s, "USE_ONCE + UNLINK_DISABLE", 128 * 4, 64, BU2, 0, 4, PTL_NI_OK, 64, 0);
-    PUT_ACK(s, "after the USE_ONCE + UNLINK_DISABLE ME", 128 * 5, 64, BU2, 0, 5, PTL_NI_NO_MATCH, 0, 0);
+    PUT_ACK(s, "after the USE_ONCE + UNLINK_DISABLE ME", 128 * 5, 64, BU2, 0, 5, PTL_NI_DROPPED, 0, 0);
     for (int i = 0; i < 3; i++) {
         TEV(s, pt_ctx("USE_ONCE: put %d lands in ME %d", i, i + 1),
             want_m(s, PTL_EVENT_PUT, tbuf + 256 * i, U(1 + i), hdr_of(left, (unsigned)i), 64, 64, 0, BU, left));
@@ -439,7 +439,7 @@ static void t_no_truncate(struct side *s)
     EXPECT_RC(PTL_OK, PtlMEUnlink(h3));
     BARRIER();
     /* with ME3 gone: 129 B fits nowhere; 1 B at 127 fits ME2 */
-    PUT_ACK(s, "NO_TRUNCATE: 129 B, no ME large enough", 1280, 129, BT, 0, 5, PTL_NI_NO_MATCH, 0, 0);
+    PUT_ACK(s, "NO_TRUNCATE: 129 B, no ME large enough", 1280, 129, BT, 0, 5, PTL_NI_DROPPED, 0, 0);
     PUT_ACK(s, "NO_TRUNCATE: 1 B at 127", 1536, 1, BT, 127, 6, PTL_NI_OK, 1, 127);
     TEV(s, "NO_TRUNCATE: 1 B at 127", want_m(s, PTL_EVENT_PUT, tbuf + 256 + 127, U(2), hdr_of(left, 6), 1, 1, 127, BT, left));
     CHECK_PATTERN(tbuf, left, 51, 32, "%s: NO_TRUNCATE: ME1", s->name);
@@ -477,7 +477,7 @@ static void t_manage_local(struct side *s)
     for (int k = 0; k < 5; k++)
         PUT_ACK(s, pt_ctx("MANAGE_LOCAL: message %d (remote offset ignored)", k), 64 * (ptl_size_t)k, 50, BL,
                 1000 + (ptl_size_t)k, (unsigned)k, PTL_NI_OK, 50, 50 * (ptl_size_t)k);
-    PUT_ACK(s, "MANAGE_LOCAL: after the unlink at min_free", 64 * 5, 50, BL, 0, 5, PTL_NI_NO_MATCH, 0, 0);
+    PUT_ACK(s, "MANAGE_LOCAL: after the unlink at min_free", 64 * 5, 50, BL, 0, 5, PTL_NI_DROPPED, 0, 0);
     for (int k = 0; k < 5; k++)
         TEV(s, pt_ctx("MANAGE_LOCAL: message %d at local offset %d", k, 50 * k),
             want_m(s, PTL_EVENT_PUT, tbuf + 50 * k, U(1), hdr_of(left, (unsigned)k), 50, 50, 1000 + (ptl_size_t)k, BL,
@@ -553,7 +553,7 @@ static void t_manage_local(struct side *s)
     BARRIER();
     for (int k = 0; k < 3; k++)
         GET_REPLY(s, pt_ctx("MANAGE_LOCAL get %d", k), 32 * (ptl_size_t)k, 32, BL, 500, 30 + (unsigned)k, PTL_NI_OK, 32);
-    GET_REPLY(s, "MANAGE_LOCAL get after the unlink", 96, 32, BL, 500, 33, PTL_NI_NO_MATCH, 0);
+    GET_REPLY(s, "MANAGE_LOCAL get after the unlink", 96, 32, BL, 500, 33, PTL_NI_DROPPED, 0);
     CHECK_PATTERN(dbuf, right, 90, 96, "%s: MANAGE_LOCAL gets", s->name);
     CHECK_BYTES(dbuf + 96, 0x5a, TBSZ - 96, "%s: MANAGE_LOCAL gets: after", s->name);
     for (int k = 0; k < 3; k++)
@@ -572,7 +572,7 @@ static void t_manage_local(struct side *s)
     pt_fill(sbuf, me, 95, 100);
     BARRIER();
     PUT_ACK(s, "MANAGE_LOCAL + UNLINK_DISABLE", 0, 100, BL, 0, 40, PTL_NI_OK, 100, 0);
-    PUT_ACK(s, "MANAGE_LOCAL + UNLINK_DISABLE, after the unlink", 0, 100, BL, 0, 41, PTL_NI_NO_MATCH, 0, 0);
+    PUT_ACK(s, "MANAGE_LOCAL + UNLINK_DISABLE, after the unlink", 0, 100, BL, 0, 41, PTL_NI_DROPPED, 0, 0);
     TEV(s, "MANAGE_LOCAL + UNLINK_DISABLE", want_m(s, PTL_EVENT_PUT, tbuf, U(6), hdr_of(left, 40), 100, 100, 0, BL, left));
     CHECK_PATTERN(tbuf, left, 95, 100, "%s: MANAGE_LOCAL + UNLINK_DISABLE", s->name);
     CHECK_BYTES(tbuf + 100, 0xee, TBSZ - 100, "%s: MANAGE_LOCAL + UNLINK_DISABLE", s->name);
@@ -607,7 +607,7 @@ static void t_get_atomic(struct side *s)
     memset(dbuf, 0x5a, TBSZ);
     BARRIER();
     GET_REPLY(s, "get through an ME", 0, 100, BG, 24, 1, PTL_NI_OK, 100);
-    GET_REPLY(s, "get with other bits", 128, 100, BG ^ 1, 24, 2, PTL_NI_NO_MATCH, 0);
+    GET_REPLY(s, "get with other bits", 128, 100, BG ^ 1, 24, 2, PTL_NI_DROPPED, 0);
     OK(PtlFetchAtomic(s->dmd, 256, s->smd, 0, 16, tgt_of(s, right), s->pt, BG, 256, IU(3), hdr_of(me, 3), PTL_SUM,
                       PTL_INT64_T));
     ptl_event_t ev;
@@ -976,7 +976,7 @@ static void t_args(struct side *s)
     EXPECT_RC(PTL_ARG_INVALID, PtlMEUnlink(h1));
     QUIET(s, "unlinks post no event");
 
-    /* searches with nothing unexpected: one SEARCH event, PTL_NI_NO_MATCH */
+    /* searches with nothing unexpected: one SEARCH event, PTL_NI_DROPPED */
     e = simple_me(s, buf, sizeof buf, PTL_ME_OP_PUT, 1);
     OK(PtlMESearch(s->ni, s->pt, &e, PTL_SEARCH_ONLY, U(21)));
     OK(PtlMESearch(s->ni, s->pt, &e, PTL_SEARCH_DELETE, U(22)));

@@ -266,24 +266,29 @@ static void t_ct(void)
     EXPECT_CT_NOW(a, 5, 2);
     v.success = 3;
     v.failure = 1;
-    OK(PtlCTInc(a, v));
+    EXPECT_RC(PTL_ARG_INVALID, PtlCTInc(a, v)); /* one of the two at a time, as the reference has it */
+    EXPECT_CT_NOW(a, 5, 2);
+    OK(PtlCTInc(a, (ptl_ct_event_t){3, 0}));
+    OK(PtlCTInc(a, (ptl_ct_event_t){0, 1}));
     EXPECT_CT_NOW(a, 8, 3);
     ptl_ct_event_t got = {0, 0};
-    OK(PtlCTWait(a, 11, &got)); /* success + failure = 11: at once */
+    OK(PtlCTWait(a, 100, &got)); /* a failure ends a wait at once */
     CHECK(got.success == 8 && got.failure == 3, "PtlCTWait gave %llu/%llu", (unsigned long long)got.success,
           (unsigned long long)got.failure);
-    /* a wait that another thread's PtlCTInc ends */
+    /* a wait that another thread's PtlCTInc ends (no failure: it would
+     * end the wait at once) */
+    OK(PtlCTSet(a, (ptl_ct_event_t){8, 0}));
     pthread_t th;
     struct later l = {0, a, 0, 150, 0};
     long t0 = pt_now_ms();
     REQUIRE(pthread_create(&th, NULL, later_fn, &l) == 0, "pthread_create");
     pt_watch("PtlCTWait woken by PtlCTInc from another thread");
-    OK(PtlCTWait(a, 12, &got));
+    OK(PtlCTWait(a, 9, &got));
     pt_unwatch();
     pthread_join(th, NULL);
-    CHECK(got.success == 9 && got.failure == 3, "PtlCTWait after the inc gave %llu/%llu",
+    CHECK(got.success == 9 && got.failure == 0, "PtlCTWait after the inc gave %llu/%llu",
           (unsigned long long)got.success, (unsigned long long)got.failure);
-    CHECK(elapsed_ms(t0) >= 100, "PtlCTWait(12) returned after %ld ms, before the inc", elapsed_ms(t0));
+    CHECK(elapsed_ms(t0) >= 100, "PtlCTWait(9) returned after %ld ms, before the inc", elapsed_ms(t0));
 
     /* PtlCTPoll over two counters */
     ptl_handle_ct_t cts[2] = {a, b};
@@ -297,20 +302,21 @@ static void t_ct(void)
     EXPECT_RC(PTL_CT_NONE_REACHED, PtlCTPoll(cts, tests, 2, 0, &got, &which));
     CHECK(elapsed_ms(t0) < 1000, "PtlCTPoll(timeout 0) took %ld ms", elapsed_ms(t0));
     ptl_ct_event_t one = {0, 1};
-    OK(PtlCTInc(b, one)); /* a failure counts toward the test too */
+    OK(PtlCTInc(b, one)); /* a failure ends the wait */
     which = 77;
     EXPECT_RC(PTL_OK, PtlCTPoll(cts, tests, 2, 1000, &got, &which));
     CHECK(which == 1, "PtlCTPoll which = %u, want 1", which);
     CHECK(got.success == 0 && got.failure == 1, "PtlCTPoll event %llu/%llu, want 0/1",
           (unsigned long long)got.success, (unsigned long long)got.failure);
     /* woken while polling */
-    tests[1] = 2;
+    OK(PtlCTSet(b, (ptl_ct_event_t){0, 0}));
+    tests[1] = 1;
     l.ct = b;
     REQUIRE(pthread_create(&th, NULL, later_fn, &l) == 0, "pthread_create");
     which = 77;
     EXPECT_RC(PTL_OK, PtlCTPoll(cts, tests, 2, 10000, &got, &which));
     pthread_join(th, NULL);
-    CHECK(which == 1 && got.success == 1 && got.failure == 1, "PtlCTPoll woken by an inc: which %u, %llu/%llu",
+    CHECK(which == 1 && got.success == 1 && got.failure == 0, "PtlCTPoll woken by an inc: which %u, %llu/%llu",
           which, (unsigned long long)got.success, (unsigned long long)got.failure);
     OK(PtlCTFree(a));
     OK(PtlCTFree(b));

@@ -98,6 +98,12 @@ int main(void)
         ptl_me_t r1 = me_of(rbuf, sizeof rbuf, 1, PTL_ME_OP_PUT | PTL_ME_USE_ONCE);
         OK(PtlMEAppend(ni, PT_O, &r1, PTL_PRIORITY_LIST, UP(1), &h));
         expect(eq, PTL_EVENT_PUT_OVERFLOW, PTL_NI_OK, 1, UP(1), "claim tag 1");
+        {   /* used up at once: unlinked as if it had been linked */
+            ptl_event_t ev;
+            WAIT_EVENT(eq, &ev);
+            CHECK(ev.type == PTL_EVENT_AUTO_UNLINK && ev.user_ptr == UP(1) && ev.ptl_list == PTL_PRIORITY_LIST,
+                  "claim tag 1: got %s, not AUTO_UNLINK of the receive", pt_evname(ev.type));
+        }
         EXPECT_RC(PTL_ARG_INVALID, PtlMEUnlink(h)); /* never linked */
         /* 4. search-delete tag 3: claimed once, then gone */
         ptl_me_t s3 = me_of(rbuf, sizeof rbuf, 3, PTL_ME_OP_PUT);

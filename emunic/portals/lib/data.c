@@ -74,7 +74,12 @@ static int post(const struct op *o)
     if (o->get_md >= 0 && o->put_md >= 0 && pl.md[o->get_md].ni != pl.md[o->put_md].ni)
         return PTL_ARG_INVALID;
     int64_t dst = pl_target_rank((uint32_t)ni, o->target);
-    if (dst < 0 || o->pt >= PTLX_MAX_PT || o->ack > PTL_OC_ACK_REQ)
+    if (dst < 0 || o->pt >= PTLX_MAX_PT || o->ack > PTL_OC_ACK_REQ || o->length > pl.ni[ni].lim.max_msg_size)
+        return PTL_ARG_INVALID;
+    /* an ack needs somewhere to land: a full one the MD's EQ, a counting
+     * one its counter */
+    if (o->put_md >= 0 && ((o->ack == PTL_ACK_REQ && pl.md[o->put_md].md.eq_handle == PTL_EQ_NONE) ||
+                           (o->ack == PTL_CT_ACK_REQ && pl.md[o->put_md].md.ct_handle == PTL_CT_NONE)))
         return PTL_ARG_INVALID;
     struct emu_msg m;
     memset(&m, 0, EMU_MSG_HDR_SIZE);
@@ -116,9 +121,16 @@ static int post(const struct op *o)
     }
     if (o->operand)
         memcpy(m.operand, o->operand, emu_dtype_size((unsigned)ptlx_dtype(o->type)));
-    if (o->trig_ct >= 0)
+    if (o->trig_ct >= 0) {
         set_trigger(&m, o->trig_ct, o->threshold);
-    return emunic_post_module(&m) == 0 ? PTL_OK : PTL_FAIL;
+        if (!pl_trig_claim(o->trig_ct))
+            return PTL_NO_SPACE; /* max_triggered_ops held */
+    }
+    if (emunic_post_module(&m) == 0)
+        return PTL_OK;
+    if (o->trig_ct >= 0)
+        pl_trig_unclaim(o->trig_ct);
+    return PTL_FAIL;
 }
 
 static int do_PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
@@ -140,6 +152,7 @@ int PtlPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
            ptl_hdr_data_t hdr_data)
 {
+    PL_NEED_INIT;
     return do_PtlPut(md_handle, local_offset, length, ack_req, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, -1, 0);
 }
 
@@ -160,19 +173,24 @@ int PtlGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length
            ptl_process_t target_id, ptl_pt_index_t pt_index, ptl_match_bits_t match_bits,
            ptl_size_t remote_offset, void *user_ptr)
 {
+    PL_NEED_INIT;
     return do_PtlGet(md_handle, local_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr, -1, 0);
 }
 
-/* op/type/length rules shared by the three atomic calls */
-static int atomic_ok(ptl_op_t op, ptl_datatype_t type, ptl_size_t length, int swap)
+/* op/type/length rules shared by the three atomic calls; md is the put
+ * MD (index), whose NI's limits apply */
+static int atomic_ok(ptl_op_t op, ptl_datatype_t type, ptl_size_t length, int md, int fetch, int swap)
 {
+    if (md < 0)
+        return 0;
+    const ptl_ni_limits_t *lim = &pl.ni[pl.md[md].ni].lim;
     int dt = ptlx_dtype(type);
     if (dt < 0 || op >= PTL_OP_LAST || emu_aop_is_swap(op) != swap || !emu_aop_valid(op, (unsigned)dt))
         return 0;
     size_t es = emu_dtype_size((unsigned)dt);
-    if (length == 0 || length % es || length > EMU_ATOMIC_MAX)
+    if (length == 0 || length % es || length > (fetch ? lim->max_fetch_atomic_size : lim->max_atomic_size))
         return 0;
-    return !swap || length == es;
+    return !swap || op == PTL_SWAP || length == es; /* PTL_SWAP: any whole elements */
 }
 
 static int do_PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t length,
@@ -185,7 +203,7 @@ static int do_PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_
                    .target = target_id, .pt = pt_index, .match_bits = match_bits,
                    .remote_offset = remote_offset, .user_ptr = user_ptr, .hdr_data = hdr_data,
                    .aop = operation, .type = datatype};
-    if (o.put_md < 0 || !atomic_ok(operation, datatype, length, 0))
+    if (!atomic_ok(operation, datatype, length, o.put_md, 0, 0))
         return PTL_ARG_INVALID;
     return post(&o);
 }
@@ -195,6 +213,7 @@ int PtlAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size_t len
               ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
               ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
 {
+    PL_NEED_INIT;
     return do_PtlAtomic(md_handle, local_offset, length, ack_req, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, operation, datatype, -1, 0);
 }
 
@@ -209,7 +228,7 @@ static int do_PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get
                    .get_off = local_get_offset, .length = length, .target = target_id,
                    .pt = pt_index, .match_bits = match_bits, .remote_offset = remote_offset,
                    .user_ptr = user_ptr, .hdr_data = hdr_data, .aop = operation, .type = datatype};
-    if (o.put_md < 0 || o.get_md < 0 || !atomic_ok(operation, datatype, length, 0))
+    if (o.get_md < 0 || !atomic_ok(operation, datatype, length, o.put_md, 1, 0))
         return PTL_ARG_INVALID;
     return post(&o);
 }
@@ -220,6 +239,7 @@ int PtlFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
                    ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
                    ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype)
 {
+    PL_NEED_INIT;
     return do_PtlFetchAtomic(get_md_handle, local_get_offset, put_md_handle, local_put_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, operation, datatype, -1, 0);
 }
 
@@ -235,7 +255,7 @@ static int do_PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset
                    .pt = pt_index, .match_bits = match_bits, .remote_offset = remote_offset,
                    .user_ptr = user_ptr, .hdr_data = hdr_data, .aop = operation,
                    .type = datatype, .operand = operand};
-    if (o.put_md < 0 || o.get_md < 0 || !atomic_ok(operation, datatype, length, 1) ||
+    if (o.get_md < 0 || !atomic_ok(operation, datatype, length, o.put_md, 1, 1) ||
         (operation != PTL_SWAP && !operand))
         return PTL_ARG_INVALID;
     return post(&o);
@@ -247,6 +267,7 @@ int PtlSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
             ptl_size_t remote_offset, void *user_ptr, ptl_hdr_data_t hdr_data,
             const void *operand, ptl_op_t operation, ptl_datatype_t datatype)
 {
+    PL_NEED_INIT;
     return do_PtlSwap(get_md_handle, local_get_offset, put_md_handle, local_put_offset, length, target_id, pt_index, match_bits, remote_offset, user_ptr, hdr_data, operand, operation, datatype, -1, 0);
 }
 
@@ -263,6 +284,7 @@ int PtlTriggeredPut(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size
                     ptl_match_bits_t match_bits, ptl_size_t remote_offset, void *user_ptr,
                     ptl_hdr_data_t hdr_data, ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
+    PL_NEED_INIT;
     int t = trig_index(trig_ct_handle);
     if (t < 0)
         return PTL_ARG_INVALID;
@@ -275,6 +297,7 @@ int PtlTriggeredGet(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_size
                     ptl_size_t remote_offset, void *user_ptr, ptl_handle_ct_t trig_ct_handle,
                     ptl_size_t threshold)
 {
+    PL_NEED_INIT;
     int t = trig_index(trig_ct_handle);
     if (t < 0)
         return PTL_ARG_INVALID;
@@ -288,6 +311,7 @@ int PtlTriggeredAtomic(ptl_handle_md_t md_handle, ptl_size_t local_offset, ptl_s
                        ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype,
                        ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
+    PL_NEED_INIT;
     int t = trig_index(trig_ct_handle);
     if (t < 0)
         return PTL_ARG_INVALID;
@@ -302,6 +326,7 @@ int PtlTriggeredFetchAtomic(ptl_handle_md_t get_md_handle, ptl_size_t local_get_
                             ptl_hdr_data_t hdr_data, ptl_op_t operation, ptl_datatype_t datatype,
                             ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
+    PL_NEED_INIT;
     int t = trig_index(trig_ct_handle);
     if (t < 0)
         return PTL_ARG_INVALID;
@@ -317,6 +342,7 @@ int PtlTriggeredSwap(ptl_handle_md_t get_md_handle, ptl_size_t local_get_offset,
                      const void *operand, ptl_op_t operation, ptl_datatype_t datatype,
                      ptl_handle_ct_t trig_ct_handle, ptl_size_t threshold)
 {
+    PL_NEED_INIT;
     int t = trig_index(trig_ct_handle);
     if (t < 0)
         return PTL_ARG_INVALID;

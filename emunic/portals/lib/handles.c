@@ -23,6 +23,7 @@ int pl_heapobj_claim(struct pl_heapobj *tab, int n, uint32_t ni, size_t bytes)
     tab[i].live = true;
     tab[i].ni = ni;
     tab[i].shm = p;
+    tab[i].trig_posted = 0;
     return i;
 }
 

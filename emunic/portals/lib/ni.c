@@ -7,24 +7,60 @@
 
 #include "state.h"
 
-static const ptl_ni_limits_t limits = {
+/* Our maximum of each limit: what a NULL desired gets. */
+static const ptl_ni_limits_t ours = {
     .max_entries = PTLX_MAX_LE,
-    .max_unexpected_headers = 65536,
+    .max_unexpected_headers = PTLX_MAX_UH,
     .max_mds = PTLX_MAX_MD,
     .max_cts = PL_MAX_CT,
     .max_eqs = PL_MAX_EQ,
     .max_pt_index = PTLX_MAX_PT - 1,
     .max_iovecs = PTLX_MAX_IOV,
     .max_list_size = PTLX_MAX_LE,
-    .max_triggered_ops = 65536, /* the NIC's held list is only bounded by memory */
-    .max_msg_size = PTL_SIZE_MAX,
+    .max_triggered_ops = PTLX_MAX_TRIG,
+    /* a real NIC's bound (the reference's too); programs size buffers by it */
+    .max_msg_size = PTLX_MAX_MSG,
     .max_atomic_size = EMU_ATOMIC_MAX,
     .max_fetch_atomic_size = EMU_ATOMIC_MAX,
     .max_waw_ordered_size = PTL_SIZE_MAX, /* ordered unless PTL_MD_UNORDERED */
     .max_war_ordered_size = PTL_SIZE_MAX,
     .max_volatile_size = EMU_INLINE_MAX,
-    .features = PTL_TOTAL_DATA_ORDERING | PTL_COHERENT_ATOMICS,
+    /* the NIC touches an entry's memory only when an operation arrives */
+    .features = PTL_TARGET_BIND_INACCESSIBLE | PTL_TOTAL_DATA_ORDERING | PTL_COHERENT_ATOMICS,
 };
+
+/* The limits an NI gets: desired, each capped at ours. A field <= 0 asks
+ * for nothing and gets ours: the reference's test driver leaves
+ * max_triggered_ops and max_fetch_atomic_size at 0 and still posts
+ * triggered and fetching operations. A fetching atomic is an atomic, so
+ * max_fetch_atomic_size never exceeds max_atomic_size. */
+static ptl_ni_limits_t agree(const ptl_ni_limits_t *d)
+{
+    if (!d)
+        return ours;
+    ptl_ni_limits_t a;
+#define AGREE(f) a.f = d->f > 0 && d->f < ours.f ? d->f : ours.f
+    AGREE(max_entries);
+    AGREE(max_unexpected_headers);
+    AGREE(max_mds);
+    AGREE(max_cts);
+    AGREE(max_eqs);
+    AGREE(max_pt_index);
+    AGREE(max_iovecs);
+    AGREE(max_list_size);
+    AGREE(max_triggered_ops);
+    AGREE(max_msg_size);
+    AGREE(max_atomic_size);
+    AGREE(max_fetch_atomic_size);
+    AGREE(max_waw_ordered_size);
+    AGREE(max_war_ordered_size);
+    AGREE(max_volatile_size);
+#undef AGREE
+    if (a.max_fetch_atomic_size > a.max_atomic_size)
+        a.max_fetch_atomic_size = a.max_atomic_size;
+    a.features = d->features & ours.features;
+    return a;
+}
 
 int PtlInit(void)
 {
@@ -54,14 +90,17 @@ int PtlInit(void)
 void PtlFini(void)
 {
     pthread_mutex_lock(&pl.mu);
-    if (pl.init_refs > 0 && --pl.init_refs == 0)
+    if (pl.init_refs > 0 && --pl.init_refs == 0) {
+        emunic_free(pl.le_map);
+        pl.le_map = NULL;
         emunic_finalize();
+    }
     pthread_mutex_unlock(&pl.mu);
 }
 
 void PtlAbort(void)
 {
-    atomic_store(&pl.aborted, 1);
+    pl_abort_waits();
 }
 
 static int check_options(unsigned o)
@@ -77,7 +116,6 @@ int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid,
               const ptl_ni_limits_t *desired, ptl_ni_limits_t *actual,
               ptl_handle_ni_t *ni_handle)
 {
-    (void)desired; /* every limit we have is already as large as we offer */
     if (!pl.init_refs)
         return PTL_NO_INIT;
     if (!ni_handle || !check_options(options) || (iface != PTL_IFACE_DEFAULT && iface != 0))
@@ -87,21 +125,27 @@ int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid,
     uint32_t i = ptlx_ni_index(options);
     pthread_mutex_lock(&pl.mu);
     int rc = PTL_OK;
+    /* a second init of the NI keeps the limits of the first */
     if (pl.ni[i].refs == 0) {
+        ptl_ni_limits_t lim = agree(desired);
         struct emu_msg m;
         memset(&m, 0, EMU_MSG_HDR_SIZE);
         m.hlen = ptlx_pack(0, i, 0, 0, 0);
+        /* the NIC owns the lists and the unexpected headers */
+        m.len = (uint64_t)lim.max_list_size;
+        m.aux = (uint64_t)lim.max_unexpected_headers;
         rc = pl_ctl(PTLX_NI_INIT, &m, NULL);
         if (rc == PTL_OK) {
             pl.ni[i].gen = pl_next_gen(pl.ni[i].gen);
             pl.ni[i].options = options;
+            pl.ni[i].lim = lim;
         }
     }
     if (rc == PTL_OK) {
         pl.ni[i].refs++;
         *ni_handle = pl_handle(PL_NI, pl.ni[i].gen, i);
         if (actual)
-            *actual = limits;
+            *actual = pl.ni[i].lim;
     }
     pthread_mutex_unlock(&pl.mu);
     return rc;
@@ -109,6 +153,7 @@ int PtlNIInit(ptl_interface_t iface, unsigned int options, ptl_pid_t pid,
 
 int PtlNIFini(ptl_handle_ni_t ni_handle)
 {
+    PL_NEED_INIT;
     pthread_mutex_lock(&pl.mu);
     int i = pl_ni_of(ni_handle), rc = PTL_OK;
     if (i < 0)
@@ -132,6 +177,8 @@ int PtlNIFini(ptl_handle_ni_t ni_handle)
             if (pl.le[k].live && pl.le[k].ni == (uint32_t)i)
                 pl.le[k].live = false;
         memset(pl.pt_used[i], 0, sizeof pl.pt_used[i]);
+        pl.ni[i].nmd = pl.ni[i].nct = pl.ni[i].neq = pl.ni[i].nle = 0;
+        pl.ni[i].trig_held = 0;
     }
     pthread_mutex_unlock(&pl.mu);
     return rc;
@@ -139,6 +186,7 @@ int PtlNIFini(ptl_handle_ni_t ni_handle)
 
 int PtlNIHandle(ptl_handle_any_t handle, ptl_handle_ni_t *ni_handle)
 {
+    PL_NEED_INIT;
     if (!ni_handle)
         return PTL_ARG_INVALID;
     int ni = -1, i;
@@ -158,6 +206,7 @@ int PtlNIHandle(ptl_handle_any_t handle, ptl_handle_ni_t *ni_handle)
 
 int PtlNIStatus(ptl_handle_ni_t ni_handle, ptl_sr_index_t status_register, ptl_sr_value_t *status)
 {
+    PL_NEED_INIT;
     int i = pl_ni_of(ni_handle);
     if (i < 0 || !status || (unsigned)status_register >= PTL_SR_LAST)
         return PTL_ARG_INVALID;
@@ -174,6 +223,7 @@ int PtlNIStatus(ptl_handle_ni_t ni_handle, ptl_sr_index_t status_register, ptl_s
 
 int PtlGetUid(ptl_handle_ni_t ni_handle, ptl_uid_t *uid)
 {
+    PL_NEED_INIT;
     if (pl_ni_of(ni_handle) < 0 || !uid)
         return PTL_ARG_INVALID;
     *uid = (ptl_uid_t)getuid();
@@ -190,6 +240,7 @@ static ptl_process_t phys_of(uint32_t rank)
 
 int PtlGetPhysId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
 {
+    PL_NEED_INIT;
     if (pl_ni_of(ni_handle) < 0 || !id)
         return PTL_ARG_INVALID;
     *id = phys_of(emunic_rank());
@@ -198,6 +249,7 @@ int PtlGetPhysId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
 
 int PtlGetId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
 {
+    PL_NEED_INIT;
     int i = pl_ni_of(ni_handle);
     if (i < 0 || !id)
         return PTL_ARG_INVALID;
@@ -218,6 +270,7 @@ int PtlGetId(ptl_handle_ni_t ni_handle, ptl_process_t *id)
 int PtlGetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, ptl_process_t *mapping,
               ptl_size_t *actual_map_size)
 {
+    PL_NEED_INIT;
     int i = pl_ni_of(ni_handle);
     if (i < 0 || (i & 2) || !actual_map_size || (map_size && !mapping))
         return PTL_ARG_INVALID;
@@ -230,6 +283,7 @@ int PtlGetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, ptl_process_t *map
 
 int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_t *mapping)
 {
+    PL_NEED_INIT;
     int i = pl_ni_of(ni_handle);
     if (i < 0 || (i & 2) || !mapping || map_size == 0 || map_size > emunic_size())
         return PTL_ARG_INVALID;
@@ -284,6 +338,7 @@ int PtlSetMap(ptl_handle_ni_t ni_handle, ptl_size_t map_size, const ptl_process_
 
 int PtlAtomicSync(void)
 {
+    PL_NEED_INIT;
     /* the emulated NIC applies atomics to memory the host reads directly:
      * nothing is cached on the NIC side */
     return pl.init_refs ? PTL_OK : PTL_NO_INIT;
@@ -291,11 +346,13 @@ int PtlAtomicSync(void)
 
 int PtlStartBundle(ptl_handle_ni_t ni_handle)
 {
+    PL_NEED_INIT;
     /* a hint: operations are never held back, so there is nothing to open */
     return pl_ni_of(ni_handle) < 0 ? PTL_ARG_INVALID : PTL_OK;
 }
 
 int PtlEndBundle(ptl_handle_ni_t ni_handle)
 {
+    PL_NEED_INIT;
     return pl_ni_of(ni_handle) < 0 ? PTL_ARG_INVALID : PTL_OK;
 }

@@ -12,6 +12,7 @@ static uint64_t addr_of(const void *p) { return (uint64_t)(uintptr_t)p; }
 int PtlPTAlloc(ptl_handle_ni_t ni_handle, unsigned int options, ptl_handle_eq_t eq_handle,
                ptl_pt_index_t pt_index_req, ptl_pt_index_t *pt_index)
 {
+    PL_NEED_INIT;
     int ni = pl_ni_of(ni_handle);
     if (ni < 0 || !pt_index || (options & ~PTL_PT_ALLOC_OPTIONS_MASK))
         return PTL_ARG_INVALID;
@@ -20,15 +21,16 @@ int PtlPTAlloc(ptl_handle_ni_t ni_handle, unsigned int options, ptl_handle_eq_t 
         return PTL_ARG_INVALID;
     if ((options & PTL_PT_FLOWCTRL) && eq < 0)
         return PTL_PT_EQ_NEEDED; /* the PT_DISABLED event needs somewhere to go */
-    if (pt_index_req != PTL_PT_ANY && pt_index_req >= PTLX_MAX_PT)
+    uint32_t max = (uint32_t)pl.ni[ni].lim.max_pt_index;
+    if (pt_index_req != PTL_PT_ANY && pt_index_req > max)
         return PTL_ARG_INVALID;
     pthread_mutex_lock(&pl.mu);
     uint32_t idx = pt_index_req;
     int rc = PTL_OK;
     if (pt_index_req == PTL_PT_ANY) {
-        for (idx = 0; idx < PTLX_MAX_PT && pl.pt_used[ni][idx]; idx++)
+        for (idx = 0; idx <= max && pl.pt_used[ni][idx]; idx++)
             ;
-        if (idx == PTLX_MAX_PT)
+        if (idx > max)
             rc = PTL_PT_FULL;
     } else if (pl.pt_used[ni][idx]) {
         rc = PTL_PT_IN_USE;
@@ -62,6 +64,7 @@ static int pt_ctl(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt, uint32_t kind)
 
 int PtlPTFree(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
 {
+    PL_NEED_INIT;
     /* the NIC owns the lists (use-once entries leave them on their own),
      * so it is the one to answer PTL_PT_IN_USE */
     int ni = pl_ni_of(ni_handle);
@@ -75,11 +78,13 @@ int PtlPTFree(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
 
 int PtlPTDisable(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
 {
+    PL_NEED_INIT;
     return pt_ctl(ni_handle, pt_index, PTLX_PT_DISABLE);
 }
 
 int PtlPTEnable(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
 {
+    PL_NEED_INIT;
     return pt_ctl(ni_handle, pt_index, PTLX_PT_ENABLE);
 }
 
@@ -87,6 +92,7 @@ int PtlPTEnable(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index)
 
 int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md_handle)
 {
+    PL_NEED_INIT;
     int ni = pl_ni_of(ni_handle);
     if (ni < 0 || !md || !md_handle || (md->options & ~PTL_MD_OPTIONS_MASK))
         return PTL_ARG_INVALID;
@@ -94,7 +100,7 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
     ptl_size_t total = md->length;
     if (md->options & PTL_IOVEC) {
         const ptl_iovec_t *v = md->start;
-        if (!v || md->length == 0 || md->length > PTLX_MAX_IOV)
+        if (!v || md->length == 0 || md->length > (ptl_size_t)pl.ni[ni].lim.max_iovecs)
             return PTL_ARG_INVALID;
         total = 0;
         for (ptl_size_t k = 0; k < md->length; k++) {
@@ -107,13 +113,16 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
     if ((md->eq_handle != PTL_EQ_NONE && (eq = pl_eq_of(md->eq_handle)) < 0) ||
         (md->ct_handle != PTL_CT_NONE && (ct = pl_ct_of(md->ct_handle)) < 0))
         return PTL_ARG_INVALID;
+    /* an MD's EQ and counter belong to its own NI */
+    if ((eq >= 0 && pl.eq[eq].ni != (uint32_t)ni) || (ct >= 0 && pl.ct[ct].ni != (uint32_t)ni))
+        return PTL_ARG_INVALID;
     if (emunic_fault_refuse(EMUNIC_RES_REG))
         return PTL_NO_SPACE; /* --fault regfail: the NIC could not register it */
     pthread_mutex_lock(&pl.mu);
     int i, rc = PTL_NO_SPACE;
     for (i = 0; i < PTLX_MAX_MD && pl.md[i].live; i++)
         ;
-    if (i < PTLX_MAX_MD) {
+    if (i < PTLX_MAX_MD && pl.ni[ni].nmd < pl.ni[ni].lim.max_mds) {
         struct emu_msg m;
         memset(&m, 0, EMU_MSG_HDR_SIZE);
         m.hlen = ptlx_pack(0, (uint32_t)ni, 0, 0, 0);
@@ -130,6 +139,7 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
             pl.md[i].ni = (uint32_t)ni;
             pl.md[i].md = *md;
             pl.md[i].total = total;
+            pl.ni[ni].nmd++;
             *md_handle = pl_handle(PL_MD, pl.md[i].gen, (uint32_t)i);
         }
     }
@@ -139,6 +149,7 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
 
 int PtlMDRelease(ptl_handle_md_t md_handle)
 {
+    PL_NEED_INIT;
     pthread_mutex_lock(&pl.mu);
     int i = pl_md_of(md_handle), rc = PTL_ARG_INVALID;
     if (i >= 0) {
@@ -147,14 +158,47 @@ int PtlMDRelease(ptl_handle_md_t md_handle)
         m.hlen = ptlx_pack(0, pl.md[i].ni, 0, 0, 0);
         m.key = (uint32_t)i;
         rc = pl_ctl(PTLX_MD_RELEASE, &m, NULL);
-        if (rc == PTL_OK)
+        if (rc == PTL_OK) {
             pl.md[i].live = false;
+            pl.ni[pl.md[i].ni].nmd--;
+        }
     }
     pthread_mutex_unlock(&pl.mu);
     return rc;
 }
 
 /* ---- list entries ---- */
+
+static int le_slot(void)
+{
+    int i;
+    for (i = 0; i < PTLX_MAX_LE && pl.le[i].live; i++)
+        ;
+    return i < PTLX_MAX_LE ? i : -1;
+}
+
+void pl_le_reclaim(void)
+{
+    if (!pl.le_map && !(pl.le_map = emunic_malloc(PTLX_MAX_LE / 8)))
+        return;
+    for (uint32_t ni = 0; ni < PTLX_MAX_NI; ni++) {
+        if (pl.ni[ni].refs == 0)
+            continue;
+        struct emu_msg m;
+        memset(&m, 0, EMU_MSG_HDR_SIZE);
+        m.hlen = ptlx_pack(0, ni, 0, 0, 0);
+        m.raddr = PTLX_SR_LINKED;
+        m.laddr = addr_of(pl.le_map);
+        if (pl_ctl(PTLX_NI_STATUS, &m, NULL) != PTL_OK)
+            continue;
+        /* under pl.mu nothing is linked meanwhile: a clear bit is gone */
+        for (int k = 0; k < PTLX_MAX_LE; k++)
+            if (pl.le[k].live && pl.le[k].ni == ni && !((pl.le_map[k / 64] >> (k % 64)) & 1)) {
+                pl.le[k].live = false;
+                pl.ni[ni].nle--;
+            }
+    }
+}
 
 /* What PtlLEAppend and PtlMEAppend share; me is NULL for an LE. */
 static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
@@ -168,19 +212,23 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
         return PTL_ARG_INVALID;
     /* PTL_IOVEC: start is a ptl_iovec_t array, length its entry count; the
      * NIC reads the array */
-    if ((le->options & PTL_IOVEC) && (!le->start || le->length == 0 || le->length > PTLX_MAX_IOV))
+    if ((le->options & PTL_IOVEC) &&
+        (!le->start || le->length == 0 || le->length > (ptl_size_t)pl.ni[ni].lim.max_iovecs))
         return PTL_ARG_INVALID;
     int ct = -1;
     if (le->ct_handle != PTL_CT_NONE && le->ct_handle != PTL_INVALID_HANDLE &&
-        (ct = pl_ct_of(le->ct_handle)) < 0)
-        return PTL_ARG_INVALID;
+        ((ct = pl_ct_of(le->ct_handle)) < 0 || pl.ct[ct].ni != (uint32_t)ni))
+        return PTL_ARG_INVALID; /* not a counter of this NI */
     if (emunic_fault_refuse(EMUNIC_RES_REG))
         return PTL_NO_SPACE;
     pthread_mutex_lock(&pl.mu);
-    int i, rc = PTL_NO_SPACE;
-    for (i = 0; i < PTLX_MAX_LE && pl.le[i].live; i++)
-        ;
-    if (i < PTLX_MAX_LE) {
+    int rc = PTL_NO_SPACE, i = le_slot();
+    /* entries the NIC unlinked by itself still count until reclaimed */
+    if (i < 0 || pl.ni[ni].nle >= pl.ni[ni].lim.max_entries) {
+        pl_le_reclaim();
+        i = le_slot();
+    }
+    if (i >= 0 && pl.ni[ni].nle < pl.ni[ni].lim.max_entries) {
         struct emu_msg m;
         memset(&m, 0, EMU_MSG_HDR_SIZE);
         m.hlen = ptlx_pack(pt_index, (uint32_t)ni, 0, 0, 0);
@@ -203,6 +251,7 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
             pl.le[i].me = me != NULL;
             pl.le[i].ni = (uint32_t)ni;
             pl.le[i].pt = pt_index;
+            pl.ni[ni].nle++;
             *handle = pl_handle(me ? PL_ME : PL_LE, pl.le[i].gen, (uint32_t)i);
         }
     }
@@ -213,12 +262,14 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
 int PtlLEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
                 ptl_list_t ptl_list, void *user_ptr, ptl_handle_le_t *le_handle)
 {
+    PL_NEED_INIT;
     return entry_append(ni_handle, pt_index, le, NULL, ptl_list, user_ptr, le_handle);
 }
 
 int PtlMEAppend(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_me_t *me,
                 ptl_list_t ptl_list, void *user_ptr, ptl_handle_me_t *me_handle)
 {
+    PL_NEED_INIT;
     if (!me)
         return PTL_ARG_INVALID;
     /* the leading fields of an ME are an LE's */
@@ -236,10 +287,16 @@ static int search(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_
     if (ni < 0 || ((ni & 1) != 0) != (me != NULL) || !le || pt_index >= PTLX_MAX_PT || !pl.pt_used[ni][pt_index] ||
         op > PTL_SEARCH_DELETE)
         return PTL_ARG_INVALID;
+    /* a counter on the searching entry counts what it finds (Portals 4.3) */
+    int ct = -1;
+    if (le->ct_handle != PTL_CT_NONE && le->ct_handle != PTL_INVALID_HANDLE &&
+        (ct = pl_ct_of(le->ct_handle)) < 0)
+        return PTL_ARG_INVALID;
     struct emu_msg m;
     memset(&m, 0, EMU_MSG_HDR_SIZE);
     m.hlen = ptlx_pack(pt_index, (uint32_t)ni, 0, 0, 0);
     m.key = op;
+    m.aux = ct >= 0 ? addr_of(pl.ct[ct].shm) : 0;
     m.laddr = addr_of(le->start);
     m.len = le->length;
     m.imm = addr_of(user_ptr);
@@ -256,12 +313,14 @@ static int search(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_
 int PtlLESearch(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
                 ptl_search_op_t ptl_search_op, void *user_ptr)
 {
+    PL_NEED_INIT;
     return search(ni_handle, pt_index, le, NULL, ptl_search_op, user_ptr);
 }
 
 int PtlMESearch(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_me_t *me,
                 ptl_search_op_t ptl_search_op, void *user_ptr)
 {
+    PL_NEED_INIT;
     if (!me)
         return PTL_ARG_INVALID;
     ptl_le_t le = {me->start, me->length, me->ct_handle, me->uid, me->options};
@@ -280,6 +339,7 @@ static int entry_unlink(int i)
         rc = pl_ctl(PTLX_LE_UNLINK, &m, NULL);
         /* PTL_ARG_INVALID from the NIC: a use-once entry it already unlinked */
         pl.le[i].live = false;
+        pl.ni[pl.le[i].ni].nle--;
     }
     pthread_mutex_unlock(&pl.mu);
     return rc;
@@ -287,11 +347,13 @@ static int entry_unlink(int i)
 
 int PtlLEUnlink(ptl_handle_le_t le_handle)
 {
+    PL_NEED_INIT;
     return entry_unlink(pl_le_of(le_handle));
 }
 
 int PtlMEUnlink(ptl_handle_me_t me_handle)
 {
+    PL_NEED_INIT;
     return entry_unlink(pl_me_of(me_handle));
 }
 
@@ -299,15 +361,19 @@ int PtlMEUnlink(ptl_handle_me_t me_handle)
 
 int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_handle_eq_t *eq_handle)
 {
+    PL_NEED_INIT;
     int ni = pl_ni_of(ni_handle);
     if (ni < 0 || !eq_handle || count == 0 || count > (1u << 22))
         return PTL_ARG_INVALID;
     if (emunic_fault_refuse(EMUNIC_RES_EQ))
         return PTL_NO_SPACE; /* --fault eqfull */
     pthread_mutex_lock(&pl.mu);
-    int i = pl_heapobj_claim(pl.eq, PL_MAX_EQ, (uint32_t)ni,
-                             sizeof(struct ptlx_eq_shm) + count * sizeof(ptl_event_t));
+    int i = pl.ni[ni].neq >= pl.ni[ni].lim.max_eqs
+                ? -1
+                : pl_heapobj_claim(pl.eq, PL_MAX_EQ, (uint32_t)ni,
+                                   sizeof(struct ptlx_eq_shm) + count * sizeof(ptl_event_t));
     if (i >= 0) {
+        pl.ni[ni].neq++;
         struct ptlx_eq_shm *q = pl.eq[i].shm;
         memset(q, 0, sizeof *q);
         q->count = count;
@@ -319,27 +385,37 @@ int PtlEQAlloc(ptl_handle_ni_t ni_handle, ptl_size_t count, ptl_handle_eq_t *eq_
 
 int PtlEQFree(ptl_handle_eq_t eq_handle)
 {
+    PL_NEED_INIT;
     pthread_mutex_lock(&pl.mu);
     int i = pl_eq_of(eq_handle);
-    if (i >= 0)
+    if (i >= 0) {
+        pl.ni[pl.eq[i].ni].neq--;
         pl_heapobj_release(&pl.eq[i]);
+    }
     pthread_mutex_unlock(&pl.mu);
+    if (i >= 0)
+        emunic_ring_self(); /* a thread waiting on it ends its wait (PTL_FAIL) */
     return i >= 0 ? PTL_OK : PTL_ARG_INVALID;
 }
 
 int PtlCTAlloc(ptl_handle_ni_t ni_handle, ptl_handle_ct_t *ct_handle)
 {
+    PL_NEED_INIT;
     int ni = pl_ni_of(ni_handle);
     if (ni < 0 || !ct_handle)
         return PTL_ARG_INVALID;
     if (emunic_fault_refuse(EMUNIC_RES_EQ))
         return PTL_NO_SPACE;
     pthread_mutex_lock(&pl.mu);
-    int i = pl_heapobj_claim(pl.ct, PL_MAX_CT, (uint32_t)ni, sizeof(struct ptlx_ct_shm));
+    int i = pl.ni[ni].nct >= pl.ni[ni].lim.max_cts
+                ? -1
+                : pl_heapobj_claim(pl.ct, PL_MAX_CT, (uint32_t)ni, sizeof(struct ptlx_ct_shm));
     if (i >= 0) {
+        pl.ni[ni].nct++;
         struct ptlx_ct_shm *c = pl.ct[i].shm;
         atomic_store(&c->success, 0);
         atomic_store(&c->failure, 0);
+        atomic_store(&c->trig_done, 0);
         *ct_handle = pl_handle(PL_CT, pl.ct[i].gen, (uint32_t)i);
     }
     pthread_mutex_unlock(&pl.mu);
@@ -348,11 +424,16 @@ int PtlCTAlloc(ptl_handle_ni_t ni_handle, ptl_handle_ct_t *ct_handle)
 
 int PtlCTFree(ptl_handle_ct_t ct_handle)
 {
+    PL_NEED_INIT;
     pthread_mutex_lock(&pl.mu);
     int i = pl_ct_of(ct_handle);
-    if (i >= 0)
+    if (i >= 0) {
+        pl.ni[pl.ct[i].ni].nct--;
         pl_heapobj_release(&pl.ct[i]);
+    }
     pthread_mutex_unlock(&pl.mu);
+    if (i >= 0)
+        emunic_ring_self(); /* a thread waiting on it ends its wait (PTL_FAIL) */
     return i >= 0 ? PTL_OK : PTL_ARG_INVALID;
 }
 
@@ -371,6 +452,7 @@ static void ct_changed(int i)
 
 int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)
 {
+    PL_NEED_INIT;
     int i = pl_ct_of(ct_handle);
     if (i < 0)
         return PTL_ARG_INVALID;
@@ -383,14 +465,59 @@ int PtlCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct)
 
 int PtlCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment)
 {
+    PL_NEED_INIT;
     int i = pl_ct_of(ct_handle);
-    if (i < 0)
+    /* one of the two at a time, as the reference (and its tests) have it */
+    if (i < 0 || (increment.success && increment.failure))
         return PTL_ARG_INVALID;
     struct ptlx_ct_shm *c = pl.ct[i].shm;
     atomic_fetch_add(&c->success, increment.success);
     atomic_fetch_add(&c->failure, increment.failure);
     ct_changed(i);
     return PTL_OK;
+}
+
+/* Unfired triggered ops on NI ni: per live counter, those posted on it
+ * less those the NIC fired or dropped (a reused heap block may show more
+ * done than posted). pl.mu held. */
+static uint64_t trig_held(uint32_t ni)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < PL_MAX_CT; k++) {
+        if (!pl.ct[k].live || pl.ct[k].ni != ni)
+            continue;
+        uint64_t done = atomic_load(&((struct ptlx_ct_shm *)pl.ct[k].shm)->trig_done);
+        n += pl.ct[k].trig_posted > done ? pl.ct[k].trig_posted - done : 0;
+    }
+    return n;
+}
+
+bool pl_trig_claim(int ct)
+{
+    pthread_mutex_lock(&pl.mu);
+    struct pl_ni *n = &pl.ni[pl.ct[ct].ni];
+    uint64_t max = (uint64_t)n->lim.max_triggered_ops;
+    /* n->trig_held only grows between counts: count when it says full */
+    if (n->trig_held >= max)
+        n->trig_held = trig_held(pl.ct[ct].ni);
+    bool ok = pl.ct[ct].live && n->trig_held < max;
+    if (ok) {
+        n->trig_held++;
+        pl.ct[ct].trig_posted++;
+    }
+    pthread_mutex_unlock(&pl.mu);
+    return ok;
+}
+
+void pl_trig_unclaim(int ct)
+{
+    pthread_mutex_lock(&pl.mu);
+    struct pl_ni *n = &pl.ni[pl.ct[ct].ni];
+    if (pl.ct[ct].live && pl.ct[ct].trig_posted > 0) {
+        pl.ct[ct].trig_posted--;
+        n->trig_held -= n->trig_held > 0;
+    }
+    pthread_mutex_unlock(&pl.mu);
 }
 
 /* PtlTriggeredCTInc / PtlTriggeredCTSet: the NIC applies them. */
@@ -410,23 +537,31 @@ static int trig_ct_op(ptl_handle_ct_t ct_handle, ptl_ct_event_t v, int set, ptl_
     memcpy(m.operand + PTLX_TRIGGER_AT, &tr, sizeof tr);
     m.dtype = 1;
     atomic_store(&pl.triggers_used, 1);
-    return emunic_post_module(&m) == 0 ? PTL_OK : PTL_FAIL;
+    if (!pl_trig_claim(t))
+        return PTL_NO_SPACE;
+    if (emunic_post_module(&m) == 0)
+        return PTL_OK;
+    pl_trig_unclaim(t);
+    return PTL_FAIL;
 }
 
 int PtlTriggeredCTInc(ptl_handle_ct_t ct_handle, ptl_ct_event_t increment, ptl_handle_ct_t trig_ct_handle,
                       ptl_size_t threshold)
 {
+    PL_NEED_INIT;
     return trig_ct_op(ct_handle, increment, 0, trig_ct_handle, threshold);
 }
 
 int PtlTriggeredCTSet(ptl_handle_ct_t ct_handle, ptl_ct_event_t new_ct, ptl_handle_ct_t trig_ct_handle,
                       ptl_size_t threshold)
 {
+    PL_NEED_INIT;
     return trig_ct_op(ct_handle, new_ct, 1, trig_ct_handle, threshold);
 }
 
 int PtlCTCancelTriggered(ptl_handle_ct_t ct_handle)
 {
+    PL_NEED_INIT;
     int i = pl_ct_of(ct_handle);
     if (i < 0)
         return PTL_ARG_INVALID;

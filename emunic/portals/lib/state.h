@@ -23,6 +23,11 @@ struct pl_ni {
     uint32_t *map; /* logical rank -> job rank (NULL: identity) */
     uint32_t map_n;
     uint32_t *inv; /* job rank -> logical rank, in the heap for the NIC */
+    ptl_ni_limits_t lim; /* agreed at the first PtlNIInit, enforced here */
+    /* live objects, against lim; nle also counts entries the NIC has
+     * unlinked by itself until pl_le_reclaim finds them */
+    int nmd, nct, neq, nle;
+    uint64_t trig_held; /* upper bound of unfired triggered ops (pl_trig_claim) */
 };
 
 /* An EQ or CT: a block of the registered heap the NIC writes
@@ -32,6 +37,7 @@ struct pl_heapobj {
     bool live;
     uint32_t ni;
     void *shm;
+    uint64_t trig_posted; /* CT: triggered ops posted on it (vs. shm trig_done) */
 };
 
 struct pl_md {
@@ -61,14 +67,26 @@ struct pl_state {
     struct pl_heapobj ct[PL_MAX_CT];
     struct pl_md md[PTLX_MAX_MD];
     struct pl_le *le; /* PTLX_MAX_LE, LEs and MEs */
+    uint64_t *le_map; /* heap bitmap the NIC fills with linked entries */
     bool pt_used[PTLX_MAX_NI][PTLX_MAX_PT];
 };
 
 extern struct pl_state pl;
 
+/* Every call but PtlInit, PtlNIInit and PtlHandleIsEqual: before PtlInit
+ * (or after the last PtlFini) the answer is PTL_NO_INIT. */
+#define PL_NEED_INIT                                                  \
+    do {                                                              \
+        if (__atomic_load_n(&pl.init_refs, __ATOMIC_ACQUIRE) <= 0)    \
+            return PTL_NO_INIT;                                       \
+    } while (0)
+
 uint32_t pl_handle(enum pl_kind kind, uint32_t gen, uint32_t idx);
 /* Index of a live object of this kind, or -1. Caller holds pl.mu or
  * accepts a racy read (data paths). */
+/* wait.c: PtlAbort's effect on the waits in progress */
+void pl_abort_waits(void);
+
 int pl_ni_of(ptl_handle_ni_t h);
 int pl_eq_of(ptl_handle_eq_t h);
 int pl_ct_of(ptl_handle_ct_t h);
@@ -83,6 +101,16 @@ uint32_t pl_next_gen(uint32_t gen);
 int pl_heapobj_claim(struct pl_heapobj *tab, int n, uint32_t ni, size_t bytes);
 void pl_heapobj_release(struct pl_heapobj *o);
 void pl_heapobj_sweep(struct pl_heapobj *tab, int n, uint32_t ni);
+
+/* Free the slots of entries the NIC unlinked by itself (use-once used up,
+ * min_free), on every NI. pl.mu held. */
+void pl_le_reclaim(void);
+
+/* Count one more triggered operation on counter ct (index), or false
+ * (PTL_NO_SPACE) if its NI already holds max_triggered_ops unfired;
+ * pl_trig_unclaim takes it back when it was not posted after all. */
+bool pl_trig_claim(int ct);
+void pl_trig_unclaim(int ct);
 
 /* Address m as a Portals command of this kind to rank dst's NIC. */
 void pl_msg_to(struct emu_msg *m, uint32_t kind, uint32_t dst);

@@ -11,6 +11,26 @@ static int64_t timeout_ns(ptl_time_t ms)
     return ms == PTL_TIME_FOREVER ? -1 : (int64_t)ms * 1000000;
 }
 
+/* PtlAbort ends the waits in progress when it is called (PTL_ABORTED); a
+ * wait that starts while they are still leaving returns PTL_ABORTED too,
+ * and once the last has left, waits work again. */
+static _Atomic int waiting;
+
+void pl_abort_waits(void)
+{
+    if (atomic_load(&waiting) > 0) {
+        atomic_store(&pl.aborted, 1);
+        emunic_ring_self(); /* the sleeping ones re-check */
+    }
+}
+
+static int leave(int rc)
+{
+    if (atomic_fetch_sub(&waiting, 1) == 1)
+        atomic_store(&pl.aborted, 0);
+    return rc;
+}
+
 /* Try every object; while none is ready, wait until one may be or the
  * timeout passes. try_all returns a Portals code, or -1 for "none yet";
  * may_be_ready is the cheap check the sleeping wait re-evaluates. */
@@ -19,17 +39,20 @@ static int poll_loop(int (*try_all)(void *), int (*may_be_ready)(void *), void *
 {
     int64_t t = timeout_ns(timeout);
     int64_t end = t < 0 ? -1 : emu_now_ns() + t;
+    if (atomic_load(&pl.aborted))
+        return PTL_ABORTED;
+    atomic_fetch_add(&waiting, 1);
     for (;;) {
         if (atomic_load(&pl.aborted))
-            return PTL_ABORTED;
+            return leave(PTL_ABORTED);
         int rc = try_all(arg);
         if (rc >= 0)
-            return rc;
+            return leave(rc);
         int64_t left = end < 0 ? -1 : end - emu_now_ns();
         if (end >= 0 && left <= 0)
-            return timeout_rc;
+            return leave(timeout_rc);
         if (emunic_wait_until(may_be_ready, arg, left) < 0)
-            return PTL_FAIL;
+            return leave(PTL_FAIL);
     }
 }
 
@@ -60,6 +83,7 @@ static int eq_take(struct ptlx_eq_shm *q, ptl_event_t *ev)
 
 int PtlEQGet(ptl_handle_eq_t eq_handle, ptl_event_t *event)
 {
+    PL_NEED_INIT;
     int i = pl_eq_of(eq_handle);
     if (i < 0 || !event)
         return PTL_ARG_INVALID;
@@ -92,7 +116,7 @@ static int eq_try(void *p)
     for (unsigned k = 0; k < s->n; k++) {
         int i = pl_eq_of(s->h[k]);
         if (i < 0)
-            return PTL_ARG_INVALID;
+            return PTL_FAIL; /* freed under us (valid on entry): 4.3 dropped PTL_INTERRUPTED */
         int rc = eq_take(pl.eq[i].shm, s->event);
         if (rc != PTL_EQ_EMPTY) {
             *s->which = k;
@@ -105,6 +129,7 @@ static int eq_try(void *p)
 int PtlEQPoll(const ptl_handle_eq_t *eq_handles, unsigned int size, ptl_time_t timeout,
               ptl_event_t *event, unsigned int *which)
 {
+    PL_NEED_INIT;
     if (!eq_handles || !size || !event || !which)
         return PTL_ARG_INVALID;
     for (unsigned k = 0; k < size; k++)
@@ -116,6 +141,7 @@ int PtlEQPoll(const ptl_handle_eq_t *eq_handles, unsigned int size, ptl_time_t t
 
 int PtlEQWait(ptl_handle_eq_t eq_handle, ptl_event_t *event)
 {
+    PL_NEED_INIT;
     unsigned which;
     return PtlEQPoll(&eq_handle, 1, PTL_TIME_FOREVER, event, &which);
 }
@@ -132,6 +158,7 @@ static ptl_ct_event_t ct_read(const struct ptlx_ct_shm *c)
 
 int PtlCTGet(ptl_handle_ct_t ct_handle, ptl_ct_event_t *event)
 {
+    PL_NEED_INIT;
     int i = pl_ct_of(ct_handle);
     if (i < 0 || !event)
         return PTL_ARG_INVALID;
@@ -147,9 +174,11 @@ struct ct_set {
     unsigned *which;
 };
 
+/* A wait is over when the successes reach the test or anything failed
+ * (triggered operations, in contrast, fire on success + failure). */
 static int reached(const ptl_ct_event_t *e, ptl_size_t test)
 {
-    return e->success + e->failure >= test;
+    return e->success >= test || e->failure != 0;
 }
 
 /* Returns the index of a counter that reached its test (its value in
@@ -181,7 +210,7 @@ static int ct_try(void *p)
     ptl_ct_event_t e;
     int k = ct_first_reached(s, &e);
     if (k == -2)
-        return PTL_ARG_INVALID;
+        return PTL_FAIL; /* freed under us (valid on entry): 4.3 dropped PTL_INTERRUPTED */
     if (k < 0)
         return -1;
     *s->event = e;
@@ -192,6 +221,7 @@ static int ct_try(void *p)
 int PtlCTPoll(const ptl_handle_ct_t *ct_handles, const ptl_size_t *tests, unsigned int size,
               ptl_time_t timeout, ptl_ct_event_t *event, unsigned int *which)
 {
+    PL_NEED_INIT;
     if (!ct_handles || !tests || !size || !event || !which)
         return PTL_ARG_INVALID;
     for (unsigned k = 0; k < size; k++)
@@ -203,6 +233,7 @@ int PtlCTPoll(const ptl_handle_ct_t *ct_handles, const ptl_size_t *tests, unsign
 
 int PtlCTWait(ptl_handle_ct_t ct_handle, ptl_size_t test, ptl_ct_event_t *event)
 {
+    PL_NEED_INIT;
     unsigned which;
     if (!event)
         return PTL_ARG_INVALID;

@@ -36,7 +36,7 @@ static void free_list(struct nle *e)
 {
     while (e) {
         struct nle *nx = e->next;
-        free(e);
+        ptln_le_free(e);
         e = nx;
     }
 }
@@ -73,6 +73,14 @@ static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m
 {
     uint32_t pt = ptlx_pt(m->hlen);
     bool overflow = (m->key & 0x80000000u) != 0;
+    /* max_list_size is counted here, where entries the NIC unlinks by
+     * itself (use-once, min_free) have already left the list */
+    struct nle **tail = overflow ? &n->pt[pt].ovf : &n->pt[pt].head;
+    uint64_t len = 0;
+    for (; *tail; tail = &(*tail)->next)
+        len++;
+    if (len >= n->max_list)
+        return PTL_NO_SPACE;
     struct nle *e = calloc(1, sizeof *e);
     if (!e)
         return PTL_NO_SPACE;
@@ -88,24 +96,11 @@ static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m
     }
     /* a priority entry first takes what already arrived unexpected; a
      * use-once entry that did is used up and never linked */
-    if (!overflow && ptln_uh_claim(nic, m->src, &n->pt[pt], pt, ptlx_ni(m->hlen), e)) {
-        free(e);
+    if (!overflow && ptln_uh_claim(nic, m->src, &n->pt[pt], pt, ptlx_ni(m->hlen), e))
         return PTL_OK;
-    }
-    struct nle **tail = overflow ? &n->pt[pt].ovf : &n->pt[pt].head;
-    while (*tail)
-        tail = &(*tail)->next;
     *tail = e;
-    if (n->pt[pt].eq && !(e->options & PTL_LE_EVENT_LINK_DISABLE)) {
-        ptl_event_t ev;
-        memset(&ev, 0, sizeof ev);
-        ev.type = PTL_EVENT_LINK;
-        ev.user_ptr = (void *)(uintptr_t)e->user_ptr;
-        ev.pt_index = pt;
-        ev.ptl_list = overflow ? PTL_OVERFLOW_LIST : PTL_PRIORITY_LIST;
-        ev.ni_fail_type = PTL_NI_OK;
-        ptln_eq_post(nic, m->src, n->pt[pt].eq, &ev);
-    }
+    if (!(e->options & PTL_LE_EVENT_LINK_DISABLE))
+        ptln_entry_event(nic, m->src, &n->pt[pt], pt, e, PTL_EVENT_LINK, overflow);
     return PTL_OK;
 }
 
@@ -118,10 +113,26 @@ static int le_unlink(struct nni *n, const struct emu_msg *m)
             if ((*p)->id == m->key) {
                 struct nle *e = *p;
                 *p = e->next;
-                free(e);
+                ptln_le_free(e);
                 return PTL_OK;
             }
     return PTL_ARG_INVALID; /* already gone (a used-up PTL_LE_USE_ONCE entry) */
+}
+
+/* The ids of NI n's linked entries, as a bitmap of PTLX_MAX_LE bits in the
+ * rank's heap at m->laddr: the rank frees the slots of the others. */
+static int linked_map(struct emu_nic *nic, const struct nni *n, const struct emu_msg *m)
+{
+    uint64_t *map = emu_nic_rank_ptr(nic, m->src, m->laddr, PTLX_MAX_LE / 8);
+    if (!map)
+        return PTL_ARG_INVALID;
+    memset(map, 0, PTLX_MAX_LE / 8);
+    for (int p = 0; p < PTLX_MAX_PT; p++)
+        for (int l = 0; l < 2; l++)
+            for (const struct nle *e = l ? n->pt[p].ovf : n->pt[p].head; e; e = e->next)
+                if (e->id < PTLX_MAX_LE)
+                    map[e->id / 64] |= 1ull << (e->id % 64);
+    return PTL_OK;
 }
 
 static int control(struct emu_nic *nic, struct ptl_nic *s, const struct emu_msg *m, uint64_t *imm)
@@ -136,6 +147,9 @@ static int control(struct emu_nic *nic, struct ptl_nic *s, const struct emu_msg 
         if (!(n->md = calloc(PTLX_MAX_MD, sizeof *n->md)))
             return PTL_NO_SPACE;
         n->live = true;
+        /* the rank's agreed limits, never above the NIC's own */
+        n->max_list = m->len < PTLX_MAX_LE ? m->len : PTLX_MAX_LE;
+        n->max_uh = m->aux < PTLX_MAX_UH ? m->aux : PTLX_MAX_UH;
         return PTL_OK;
     }
     if (!n->live)
@@ -152,6 +166,8 @@ static int control(struct emu_nic *nic, struct ptl_nic *s, const struct emu_msg 
         n->inv_len = m->len;
         return PTL_OK;
     case PTLX_NI_STATUS:
+        if (m->raddr == PTLX_SR_LINKED)
+            return linked_map(nic, n, m);
         if (m->raddr >= PTL_SR_LAST)
             return PTL_ARG_INVALID;
         *imm = n->sr[m->raddr];

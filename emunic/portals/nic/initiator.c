@@ -60,6 +60,7 @@ static void initiator_event(struct emu_nic *nic, const struct pending *p, const 
     ev.mlength = mlen;
     ev.remote_offset = p->remote_offset;
     ev.pt_index = p->pt;
+    ev.ptl_list = type == PTL_EVENT_SEND ? PTL_PRIORITY_LIST : (ptl_list_t)p->list;
     ev.ni_fail_type = (ptl_ni_fail_t)fail;
     ptln_eq_post(nic, p->rank, md->eq, &ev);
 }
@@ -125,6 +126,7 @@ void ptln_result(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     int fail = m->status == EMU_E_LOST ? PTL_NI_UNDELIVERABLE : m->status;
     uint64_t mlen = m->len;
     done.remote_offset = m->raddr; /* the offset the target used */
+    done.list = m->key == PTL_OVERFLOW_LIST ? PTL_OVERFLOW_LIST : PTL_PRIORITY_LIST;
     bool has_get = done.kind == PTLX_GET || done.kind == PTLX_FETCH || done.kind == PTLX_SWAP;
     if (done.kind != PTLX_GET && !done.inline_data)
         send_done(nic, &done, n); /* the target has read the source */

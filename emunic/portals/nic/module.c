@@ -41,7 +41,7 @@ static void ptl_local(struct emu_nic *nic, void *state, struct emu_msg *m)
     } else if (m->aop == PTLX_CT_POKE) {
         ptln_trig_check(nic, m->src, m->laddr);
     } else if (m->aop == PTLX_TRIG_CANCEL) {
-        ptln_trig_cancel(m->src, m->laddr);
+        ptln_trig_cancel(nic, m->src, m->laddr);
         emu_nic_ack(nic, m, PTL_OK, 0);
     } else if (m->aop < PTLX_PUT) {
         ptln_control(nic, state, m);

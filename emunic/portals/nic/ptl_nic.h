@@ -20,6 +20,11 @@ struct nle {
     uint32_t iov_count;
     struct ptlx_me_match match;
     uint64_t local_offset;
+    /* An overflow entry stays allocated, unlinked (gone), while unexpected
+     * headers still point at it; when the last is claimed, an entry the
+     * NIC unlinked itself posts PTL_EVENT_AUTO_FREE (auto_free). */
+    uint32_t uh_refs;
+    bool gone, auto_free;
     struct nle *next;
 };
 
@@ -30,6 +35,7 @@ struct nuh {
     uint8_t aop, atype;
     ptl_process_t from;
     uint64_t match_bits, rlength, mlength, remote_offset, hdr_data, start;
+    struct nle *owner; /* the overflow entry that took it */
     struct nuh *next;
 };
 
@@ -40,6 +46,7 @@ struct npt {
     struct nle *head; /* priority list */
     struct nle *ovf;  /* overflow list */
     struct nuh *uh;   /* unexpected headers, oldest first */
+    uint32_t nuh;     /* how many (max_unexpected_headers is per NI) */
 };
 
 struct nmd {
@@ -54,13 +61,16 @@ struct nni {
     struct npt pt[PTLX_MAX_PT];
     struct nmd *md; /* PTLX_MAX_MD */
     uint64_t sr[PTL_SR_LAST];
+    /* from PTLX_NI_INIT: max_list_size (enforced at append) and
+     * max_unexpected_headers (for the overflow side) */
+    uint64_t max_list, max_uh;
 };
 
 /* An operation this NIC started and awaits the result of. */
 struct pending {
     bool live;
     bool inline_data;
-    uint8_t kind, ack;
+    uint8_t kind, ack, list; /* list: where the target took it (result) */
     uint32_t gen, rank, ni, pt, put_md, get_md;
     uint64_t user_ptr, length, remote_offset, hdr_data, put_addr, get_addr;
 };
@@ -109,11 +119,20 @@ bool ptln_me_matches(const struct nle *e, uint64_t bits, uint64_t offset, uint64
 uint8_t ptln_event_type(uint8_t kind);
 
 /* unexpected.c: the overflow side of a portal table entry */
-void ptln_uh_record(struct npt *p, const struct emu_msg *m, ptl_process_t from, uint64_t start, uint64_t mlen);
+void ptln_uh_record(struct npt *p, struct nle *owner, const struct emu_msg *m, ptl_process_t from, uint64_t start,
+                    uint64_t mlen);
+/* An event about entry e itself (LINK, AUTO_UNLINK, AUTO_FREE) on the PT's EQ. */
+void ptln_entry_event(struct emu_nic *nic, uint32_t rank, const struct npt *p, uint32_t pt, const struct nle *e,
+                      uint8_t type, bool overflow);
+/* Free an entry no list holds any more, or leave it to its headers. */
+void ptln_le_free(struct nle *e);
+/* An entry the NIC used up (use-once, min_free) and took off its list:
+ * PTL_EVENT_AUTO_UNLINK, then PTL_EVENT_AUTO_FREE for an overflow entry
+ * once no unexpected header points at it. */
+void ptln_le_used_up(struct emu_nic *nic, uint32_t rank, struct npt *p, uint32_t pt, struct nle *e, bool overflow);
 /* A new priority entry first claims matching unexpected headers; returns
- * true if it was used up by them (use-once) and must not be linked. */
-bool ptln_uh_claim(struct emu_nic *nic, uint32_t rank, struct npt *p, uint32_t pt, uint32_t ni,
-                   const struct nle *e);
+ * true if it was used up by them (use-once): then it is freed, not linked. */
+bool ptln_uh_claim(struct emu_nic *nic, uint32_t rank, struct npt *p, uint32_t pt, uint32_t ni, struct nle *e);
 int ptln_search(struct emu_nic *nic, uint32_t rank, struct npt *p, uint32_t pt, uint32_t ni, const struct nle *e,
                 int delete_op);
 void ptln_uh_clear(struct npt *p);
@@ -126,7 +145,7 @@ void ptln_trig_init(struct ptl_nic *s);
 void ptln_trig_fini(void);
 void ptln_trig_post(struct emu_nic *nic, struct emu_msg *m);
 void ptln_trig_check(struct emu_nic *nic, uint32_t rank, uint64_t ct);
-int ptln_trig_cancel(uint32_t rank, uint64_t ct);
+int ptln_trig_cancel(struct emu_nic *nic, uint32_t rank, uint64_t ct);
 
 /* initiator.c: operations of local ranks, start and result */
 void ptln_start(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);

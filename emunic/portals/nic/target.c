@@ -74,7 +74,10 @@ static int execute(struct emu_nic *nic, const struct emu_msg *m, const struct nl
     }
 }
 
-static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64_t mlen, uint64_t offset)
+/* The result for the initiator's NIC: key says which list took it (its
+ * ACK and REPLY events report that list). */
+static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64_t mlen, uint64_t offset,
+                  bool overflow)
 {
     struct emu_msg r;
     memset(&r, 0, EMU_MSG_HDR_SIZE);
@@ -88,6 +91,7 @@ static void reply(struct emu_nic *nic, const struct emu_msg *m, int fail, uint64
     r.cookie = m->cookie;
     r.len = mlen;
     r.raddr = offset;
+    r.key = overflow ? PTL_OVERFLOW_LIST : PTL_PRIORITY_LIST;
     emu_nic_route(nic, &r);
 }
 
@@ -130,6 +134,17 @@ static struct nle *find_entry(struct npt *p, const struct emu_msg *m, uint32_t n
     return e;
 }
 
+/* Would an overflow entry's header exceed the NI's max_unexpected_headers? */
+static bool no_header_room(const struct nni *n, const struct nle *le, bool overflow)
+{
+    if (!overflow || (le->options & PTL_LE_UNEXPECTED_HDR_DISABLE))
+        return false;
+    uint64_t held = 0;
+    for (int i = 0; i < PTLX_MAX_PT; i++)
+        held += n->pt[i].nuh;
+    return held >= n->max_uh;
+}
+
 void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
 {
     uint32_t ni = ptlx_ni(m->hlen), pt = ptlx_pt(m->hlen);
@@ -145,7 +160,7 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     } else if (!p->enabled) {
         fail = PTL_NI_PT_DISABLED;
     } else if (!(le = find_entry(p, m, ni, from, &link, &overflow))) {
-        fail = PTL_NI_NO_MATCH;
+        fail = PTL_NI_DROPPED; /* PTL_NI_NO_MATCH is the search's word */
     } else if ((needs_put(m->aop) && !(le->options & PTL_LE_OP_PUT)) ||
                (needs_get(m->aop) && !(le->options & PTL_LE_OP_GET))) {
         fail = PTL_NI_OP_VIOLATION;
@@ -154,11 +169,14 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         fail = PTL_NI_PERM_VIOLATION;
         n->sr[PTL_SR_PERMISSION_VIOLATIONS]++;
     }
-    /* Flow control: no entry to take the operation, or too little room
-     * left in the EQ to report it (one slot stays free for the
-     * PT_DISABLED event itself), disables the entry until PtlPTEnable. */
+    bool no_room = fail == PTL_NI_OK && no_header_room(n, le, overflow);
+    /* Flow control: no entry to take the operation, no room for its
+     * unexpected header, or too little room left in the EQ to report it
+     * (one slot stays free for the PT_DISABLED event itself), disables the
+     * entry until PtlPTEnable. */
     if (p && p->enabled && (p->options & PTL_PT_FLOWCTRL) &&
-        (fail == PTL_NI_NO_MATCH || (fail == PTL_NI_OK && ptln_eq_room(nic, m->dst, p->eq) < 3))) {
+        ((fail == PTL_NI_DROPPED && !le) || no_room ||
+         (fail == PTL_NI_OK && ptln_eq_room(nic, m->dst, p->eq) < 3))) {
         p->enabled = false;
         fail = PTL_NI_PT_DISABLED;
         if (!le || !(le->options & PTL_LE_EVENT_FLOWCTRL_DISABLE)) {
@@ -174,10 +192,12 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
             ptln_eq_post(nic, m->dst, p->eq, &ev);
         }
     }
+    if (no_room && fail == PTL_NI_OK)
+        fail = PTL_NI_DROPPED; /* no flow control: the NIC cannot keep it */
     if (fail != PTL_NI_OK) {
         if (n && fail != PTL_NI_OP_VIOLATION && fail != PTL_NI_PERM_VIOLATION)
             n->sr[PTL_SR_DROP_COUNT]++;
-        reply(nic, m, fail, 0, m->raddr);
+        reply(nic, m, fail, 0, m->raddr, false);
         return;
     }
     bool manage_local = le->me && (le->options & PTL_ME_MANAGE_LOCAL);
@@ -203,7 +223,7 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     bool ok = fail == PTL_NI_OK;
     /* taken by an overflow entry: remember it for a later append/search */
     if (overflow && ok && !(le->options & PTL_LE_UNEXPECTED_HDR_DISABLE))
-        ptln_uh_record(p, m, from, addr, mlen);
+        ptln_uh_record(p, le, m, from, addr, mlen);
     if (le->ct && (le->options & PTL_LE_EVENT_CT_COMM))
         ptln_ct_add(nic, m->dst, le->ct, ok ? ((le->options & PTL_LE_EVENT_CT_BYTES) ? mlen : 1) : 0, ok ? 0 : 1);
     if (p->eq && !(le->options & PTL_LE_EVENT_COMM_DISABLE) &&
@@ -233,16 +253,7 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     if ((le->options & PTL_LE_USE_ONCE) ||
         (manage_local && le->length - le->local_offset < le->match.min_free)) {
         *link = le->next;
-        if (p->eq && !(le->options & PTL_LE_EVENT_UNLINK_DISABLE)) {
-            ptl_event_t ev;
-            memset(&ev, 0, sizeof ev);
-            ev.type = PTL_EVENT_AUTO_UNLINK;
-            ev.user_ptr = (void *)(uintptr_t)le->user_ptr;
-            ev.pt_index = pt;
-            ev.ptl_list = PTL_PRIORITY_LIST;
-            ptln_eq_post(nic, m->dst, p->eq, &ev);
-        }
-        free(le);
+        ptln_le_used_up(nic, m->dst, p, pt, le, overflow);
     }
-    reply(nic, m, fail, mlen, offset);
+    reply(nic, m, fail, mlen, offset, overflow);
 }

@@ -2,6 +2,7 @@
  * a threshold. Every change of a counter (the NIC's own increments, and
  * the rank's PtlCTSet/PtlCTInc, which it reports) fires, in posting
  * order, what has become due; a fired counter operation may fire more. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,20 @@ struct trig {
  * a data operation needs */
 static struct trig *held;
 static struct ptl_nic *state;
+/* held operations per local rank: a rank that ignores max_triggered_ops
+ * must not grow the daemon without bound */
+static uint32_t *nheld;
+static uint32_t nheld_n;
+
+static uint32_t *held_of(struct emu_nic *nic, uint32_t rank)
+{
+    uint32_t i = rank - emu_nic_first_rank(nic);
+    if (!nheld) {
+        nheld_n = emu_nic_nlocal(nic);
+        nheld = calloc(nheld_n, sizeof *nheld);
+    }
+    return nheld && i < nheld_n ? &nheld[i] : NULL;
+}
 
 void ptln_trig_init(struct ptl_nic *s) { state = s; }
 
@@ -28,6 +43,8 @@ void ptln_trig_fini(void)
         free(held);
         held = n;
     }
+    free(nheld);
+    nheld = NULL;
     state = NULL;
 }
 
@@ -35,6 +52,18 @@ static bool due(struct emu_nic *nic, uint32_t rank, const struct ptlx_trigger *t
 {
     struct ptlx_ct_shm *c = emu_nic_rank_ptr(nic, rank, t->ct, sizeof *c);
     return c && atomic_load(&c->success) + atomic_load(&c->failure) >= t->threshold;
+}
+
+/* One held operation on counter ct of rank has left the list: the rank
+ * counts what it may still post against max_triggered_ops from this. */
+static void done(struct emu_nic *nic, uint32_t rank, uint64_t ct, uint32_t n, bool was_held)
+{
+    uint32_t *h = held_of(nic, rank);
+    if (was_held && h)
+        *h -= n;
+    struct ptlx_ct_shm *c = emu_nic_rank_ptr(nic, rank, ct, sizeof *c);
+    if (c)
+        atomic_fetch_add(&c->trig_done, n);
 }
 
 static void fire(struct emu_nic *nic, struct emu_msg *m)
@@ -59,18 +88,26 @@ static void fire(struct emu_nic *nic, struct emu_msg *m)
 
 void ptln_trig_post(struct emu_nic *nic, struct emu_msg *m)
 {
-    struct trig *t = malloc(sizeof *t);
-    if (!t)
-        return;
-    t->rank = m->src;
-    memcpy(&t->t, m->operand + PTLX_TRIGGER_AT, sizeof t->t);
-    t->m = *m;
-    t->next = NULL;
-    if (due(nic, t->rank, &t->t)) {
-        fire(nic, &t->m);
-        free(t);
+    struct ptlx_trigger tr;
+    memcpy(&tr, m->operand + PTLX_TRIGGER_AT, sizeof tr);
+    if (due(nic, m->src, &tr)) {
+        done(nic, m->src, tr.ct, 1, false);
+        fire(nic, m);
         return;
     }
+    uint32_t *h = held_of(nic, m->src);
+    struct trig *t = h && *h < PTLX_MAX_NI * PTLX_MAX_TRIG ? malloc(sizeof *t) : NULL;
+    if (!t) {
+        fprintf(stderr, "emunic-nicd: node %u: rank %u holds %u triggered operations (max_triggered_ops %u per NI); "
+                "one more is dropped\n", emu_nic_node(nic), m->src, h ? *h : 0, PTLX_MAX_TRIG);
+        done(nic, m->src, tr.ct, 1, false);
+        return;
+    }
+    (*h)++;
+    t->rank = m->src;
+    t->t = tr;
+    t->m = *m;
+    t->next = NULL;
     struct trig **tail = &held;
     while (*tail)
         tail = &(*tail)->next;
@@ -95,14 +132,15 @@ void ptln_trig_check(struct emu_nic *nic, uint32_t rank, uint64_t ct)
     while (ready) {
         struct trig *t = ready;
         ready = t->next;
+        done(nic, t->rank, t->t.ct, 1, true);
         fire(nic, &t->m);
         free(t);
     }
 }
 
-int ptln_trig_cancel(uint32_t rank, uint64_t ct)
+int ptln_trig_cancel(struct emu_nic *nic, uint32_t rank, uint64_t ct)
 {
-    int n = 0;
+    uint32_t n = 0;
     for (struct trig **p = &held; *p;) {
         struct trig *t = *p;
         if (t->rank == rank && t->t.ct == ct) {
@@ -113,5 +151,7 @@ int ptln_trig_cancel(uint32_t rank, uint64_t ct)
             p = &t->next;
         }
     }
-    return n;
+    if (n)
+        done(nic, rank, ct, n, true);
+    return (int)n;
 }

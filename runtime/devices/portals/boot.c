@@ -46,9 +46,18 @@ static int knock(int to)
                   PDEV_PT_BOOT, 0, 0, NULL, 0);
 }
 
+/* Until success + failure reaches test. PtlCTWait ends at success >= test
+ * or at any failure, and a boot counter keeps its failures (the knocks
+ * that found rank 0 not yet listening), so after one this rechecks every
+ * millisecond; it happens only at start-up. */
 static int ct_wait(ptl_handle_ct_t ct, ptl_size_t test, ptl_ct_event_t *ev)
 {
-    return PtlCTWait(ct, test, ev);
+    for (;;) {
+        int rc = PtlCTWait(ct, test, ev);
+        if (rc != PTL_OK || ev->success + ev->failure >= test)
+            return rc;
+        usleep(1000);
+    }
 }
 
 int pdev_boot_barrier(void)

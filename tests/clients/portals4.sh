@@ -1,0 +1,157 @@
+# The Portals 4 reference's conformance tests (sourced by run.sh):
+# test/basic (C programs, 2 ranks) and test/sfw (ptl_test driven by XML
+# cases, test_n1 at 1 rank and test_n2 at 2 ranks), built unmodified against
+# the installed emunic's portals4.h and -lportals with the reference's own
+# support library (test/support.c, test/pmi.c) and PMI-1 client
+# (src/runtime/pmi-simple). The reference's own library and its configure
+# are not used: the programs, their sources and their -D flags come from its
+# Makefile.am files (build glue only, the tests are not changed).
+#
+# Environment:
+#   P4_SFW      all (default) or a share: "N" runs every N-th sfw case
+#               (a fixed, documented share, docs/portals.md)
+#   P4_LAYOUT2  the 2-rank layout, NODESxRPN (default 2x1: all remote)
+#   P4_SETS     which sets run (default "basic sfw")
+#   P4_TIMEOUT  emunic-run --timeout of each program (default 60)
+# shellcheck shell=bash
+
+# p4_am_var FILE VAR: a Makefile.am variable's value, continuation lines
+# joined, $(AM_CPPFLAGS) and friends dropped (we give our own).
+p4_am_var() {
+    sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$1" |
+        sed -n "s/^$2[[:space:]]*=[[:space:]]*//p" | head -n 1 |
+        sed -e "s|\$(top_srcdir)|$ref|g" -e 's/\$([A-Za-z_]*)//g'
+}
+
+# p4_build_program DIR NAME: compile one basic test as its Makefile.am says.
+p4_build_program() {
+    local dir=$1 name=$2 srcs flags s objs=()
+    srcs=$(p4_am_var "$dir/Makefile.am" "${name}_SOURCES")
+    [ -n "$srcs" ] || srcs="$name.c"
+    flags=$(p4_am_var "$dir/Makefile.am" "${name}_CPPFLAGS")
+    for s in $srcs; do
+        case $s in *.c) objs+=("$dir/$s") ;; esac
+    done
+    # shellcheck disable=SC2086 # the flags are words
+    ${CC:-cc} -O1 -g -w $flags "${p4_inc[@]}" -I"$dir" -o "$p4_bin/$name" "${objs[@]}" \
+        "$p4_bin/libtestsupport.a" -L"$prefix/lib" -lportals -lm -lpthread
+}
+
+# p4_known NAME: the reason NAME is listed in p4_known_failures, or empty.
+p4_known() {
+    awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$here/p4_known_failures"
+}
+
+# p4_run LABEL NAME NODES RPN LOG CMD...: one program under the installed
+# emunic-run; pass on exit 0. A failure listed in p4_known_failures is
+# counted as expected (its reason printed); a listed one that passes says
+# so, so that the list is kept honest.
+p4_run() {
+    local label=$1 name=$2 n=$3 r=$4 log=$5 runner rc=0 why
+    shift 5
+    runner="$prefix/bin/emunic-run --nic portals -N $n -n $r --timeout $p4_timeout --"
+    LD_LIBRARY_PATH="$prefix/lib" $runner "$@" >"$log" 2>&1 || rc=$?
+    why=$(p4_known "$name")
+    if [ $rc -eq 0 ]; then
+        npass=$((npass + 1)); p4_pass=$((p4_pass + 1))
+        [ -z "$why" ] || echo "  $label: passes but is listed in p4_known_failures: take it off the list"
+    elif [ -n "$why" ]; then
+        nskip=$((nskip + 1)); p4_xfail=$((p4_xfail + 1))
+        echo "  $label: expected failure (rc $rc): $why"
+    else
+        p4_fail=$((p4_fail + 1))
+        report_failure "$label (rc $rc)" "$log" \
+            "cd $(pwd) && LD_LIBRARY_PATH=$prefix/lib $runner $*"
+    fi
+}
+
+# p4_summary SUITE: the suite's own `N passed, M failed` line.
+p4_summary() {
+    echo "  Portals 4 reference $1: $p4_pass passed, $p4_fail failed, $p4_xfail expected failures (p4_known_failures)"
+    p4_pass=0 p4_fail=0 p4_xfail=0
+}
+
+stage_portals4() {
+    local tarball ref every=${P4_SFW:-all} layout=${P4_LAYOUT2:-2x1}
+    local n2=${layout%x*} r2=${layout#*x}
+    p4_timeout=${P4_TIMEOUT:-60}
+    p4_pass=0 p4_fail=0 p4_xfail=0
+    tarball=$(archive 'portals4-ref-*.tar.gz') || { nfail=$((nfail + 1)); failed_list+=("Portals 4 reference archive"); return; }
+    step "Portals 4 reference: unpack $(basename "$tarball")"
+    mkdir -p "$work/p4-src"
+    tar -xzf "$tarball" -C "$work/p4-src"
+    ref=$(dirname "$(ls -d "$work"/p4-src/*/configure.ac | head -n 1)")
+    p4_bin=$work/p4-bin
+    mkdir -p "$p4_bin"
+    # config.h: what its configure would find on Linux
+    printf '#define HAVE_%s 1\n' STDLIB_H STRING_H STRINGS_H UNISTD_H SYS_TYPES_H SYS_SOCKET_H >"$p4_bin/config.h"
+    p4_inc=(-I"$p4_bin" -I"$prefix/include" -I"$ref/test" -I"$ref/src/runtime/portals4")
+
+    step "Portals 4 reference: test support library and PMI-1 client"
+    if ! (cd "$p4_bin" && quiet "$work/p4-support.log" ${CC:-cc} -O1 -g -w -c "${p4_inc[@]}" -DUSE_PMI_PORT \
+              "$ref/test/support.c" "$ref/test/pmi.c" \
+              "$ref/src/runtime/pmi-simple/simple_pmi.c" "$ref/src/runtime/pmi-simple/simple_pmiutil.c" &&
+          quiet "$work/p4-support.log" ar rcs libtestsupport.a support.o pmi.o simple_pmi.o simple_pmiutil.o); then
+        report_failure "Portals 4 reference: support library" "$work/p4-support.log" "see $work/p4-support.log"
+        return
+    fi
+
+    case " ${P4_SETS:-basic sfw} " in *" basic "*) p4_basic "$ref" "$n2" "$r2" ;; esac
+    case " ${P4_SETS:-basic sfw} " in *" sfw "*) p4_sfw "$ref" "$every" "$n2" "$r2" ;; esac
+}
+
+# p4_basic REF NODES RPN: every program of test/basic's TESTS at 2 ranks.
+p4_basic() {
+    local ref=$1 n2=$2 r2=$3 name list
+    step "Portals 4 reference: build test/basic"
+    list=$(p4_am_var "$ref/test/basic/Makefile.am" TESTS)
+    for name in $list; do
+        if ! p4_build_program "$ref/test/basic" "$name" >"$work/p4-build-$name.log" 2>&1; then
+            p4_fail=$((p4_fail + 1))
+            report_failure "Portals 4 basic $name: build" "$work/p4-build-$name.log" "see the log"
+        fi
+    done
+    step "Portals 4 reference: run test/basic at ${n2}x${r2}"
+    mkdir -p "$work/p4-logs"
+    cd "$p4_bin" || return
+    for name in $list; do
+        [ -x "$name" ] || continue
+        p4_run "Portals 4 basic $name" "$name" "$n2" "$r2" "$work/p4-logs/$name.log" "./$name"
+    done
+    cd - >/dev/null || return
+    p4_summary basic
+}
+
+# p4_sfw REF EVERY NODES RPN: ptl_test, then each XML case of test_n1 at one
+# rank and of test_n2 at two (every EVERY-th case unless EVERY is all).
+p4_sfw() {
+    local ref=$1 every=$2 n2=$3 r2=$4 dir f k=0 srcs
+    step "Portals 4 reference: build test/sfw's ptl_test (libxml2)"
+    srcs=$(p4_am_var "$ref/test/sfw/Makefile.am" ptl_test_SOURCES)
+    # shellcheck disable=SC2046,SC2086 # words
+    if ! quiet "$work/p4-build-ptl_test.log" ${CC:-cc} -O1 -g -w "${p4_inc[@]}" -I"$ref/test/sfw" \
+            $(pkg-config --cflags libxml-2.0) -o "$p4_bin/ptl_test" \
+            $(for f in $srcs; do case $f in *.c) echo "$ref/test/sfw/$f" ;; esac; done) \
+            "$p4_bin/libtestsupport.a" -L"$prefix/lib" -lportals $(pkg-config --libs libxml-2.0) -lm -lpthread; then
+        p4_fail=$((p4_fail + 1))
+        report_failure "Portals 4 sfw: build ptl_test" "$work/p4-build-ptl_test.log" "see the log"
+        p4_summary sfw
+        return
+    fi
+    step "Portals 4 reference: run test/sfw (test_n1 at 1x1, test_n2 at ${n2}x${r2}; share: $every)"
+    mkdir -p "$work/p4-logs/sfw"
+    for dir in test_n1 test_n2; do
+        cd "$ref/test/sfw/$dir" || return
+        for f in $(p4_am_var Makefile.am TESTS); do
+            k=$((k + 1))
+            [ "$every" = all ] || [ $((k % every)) -eq 0 ] || continue
+            if [ $dir = test_n1 ]; then
+                p4_run "Portals 4 sfw $dir/$f" "$dir/$f" 1 1 "$work/p4-logs/sfw/$f.log" "$p4_bin/ptl_test" -b ./ -f "$f"
+            else
+                p4_run "Portals 4 sfw $dir/$f" "$dir/$f" "$n2" "$r2" "$work/p4-logs/sfw/$f.log" "$p4_bin/ptl_test" -b ./ -f "$f"
+            fi
+        done
+        cd - >/dev/null || return
+    done
+    p4_summary sfw
+}
