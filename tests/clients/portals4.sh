@@ -11,7 +11,8 @@
 #   P4_SFW      all (default) or a share: "N" runs every N-th sfw case
 #               (a fixed, documented share, docs/portals.md)
 #   P4_LAYOUT2  the 2-rank layout, NODESxRPN (default 2x1: all remote)
-#   P4_SETS     which sets run (default "basic sfw")
+#   P4_SETS     which sets run (default "basic sfw abi"; abi: test/basic
+#               built against the reference's own header, run on ours)
 #   P4_TIMEOUT  emunic-run --timeout of each program (default 60)
 # shellcheck shell=bash
 
@@ -96,8 +97,39 @@ stage_portals4() {
         return
     fi
 
-    case " ${P4_SETS:-basic sfw} " in *" basic "*) p4_basic "$ref" "$n2" "$r2" ;; esac
-    case " ${P4_SETS:-basic sfw} " in *" sfw "*) p4_sfw "$ref" "$every" "$n2" "$r2" ;; esac
+    case " ${P4_SETS:-basic sfw abi} " in *" basic "*) p4_basic "$ref" "$n2" "$r2" ;; esac
+    case " ${P4_SETS:-basic sfw abi} " in *" sfw "*) p4_sfw "$ref" "$every" "$n2" "$r2" ;; esac
+    case " ${P4_SETS:-basic sfw abi} " in *" abi "*) p4_abi "$ref" "$n2" "$r2" ;; esac
+}
+
+# p4_abi REF NODES RPN: drop-in ABI. test/basic compiled against the
+# reference's own portals4.h (not ours), run on our libportals.so.4 found by
+# LD_LIBRARY_PATH: struct layouts, constants and the library's name match.
+p4_abi() {
+    local ref=$1 n2=$2 r2=$3 name list saved=("${p4_inc[@]}")
+    step "Portals 4 reference: ABI: test/basic built against the reference's portals4.h, run on emunic"
+    p4_inc=(-I"$p4_bin" -I"$ref/include" -I"$ref/test" -I"$ref/src/runtime/portals4")
+    local bin=$p4_bin
+    p4_bin=$work/p4-abi
+    mkdir -p "$p4_bin"
+    cp "$bin/config.h" "$bin/libtestsupport.a" "$p4_bin/"
+    list=$(p4_am_var "$ref/test/basic/Makefile.am" TESTS)
+    for name in $list; do
+        p4_build_program "$ref/test/basic" "$name" >"$work/p4-abi-build-$name.log" 2>&1 ||
+            report_failure "Portals 4 ABI $name: build" "$work/p4-abi-build-$name.log" "see the log"
+    done
+    if ! readelf -d "$p4_bin/test_init" 2>/dev/null | grep -F '[libportals.so.4]' >/dev/null; then
+        report_failure "Portals 4 ABI: programs do not ask for libportals.so.4" /dev/null "readelf -d $p4_bin/test_init"
+    fi
+    mkdir -p "$work/p4-logs/abi"
+    cd "$p4_bin" || return
+    for name in $list; do
+        [ -x "$name" ] || continue
+        p4_run "Portals 4 ABI $name" "$name" "$n2" "$r2" "$work/p4-logs/abi/$name.log" "./$name"
+    done
+    cd - >/dev/null || return
+    p4_bin=$bin p4_inc=("${saved[@]}")
+    p4_summary "basic built against its own header (ABI)"
 }
 
 # p4_basic REF NODES RPN: every program of test/basic's TESTS at 2 ranks.

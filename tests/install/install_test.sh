@@ -35,10 +35,16 @@ for h in portals4.h pami.h pami_sys.h dcmf.h dcmf_impl.h dcmf_collectives.h dcmf
          emunic/emunic.h emunic/msg.h emunic/atomic_op.h emunic/region.h; do
     [ -f "$prefix/include/$h" ] || fail "include/$h not installed"
 done
-for l in emunic portals pami dcmf armci; do
+for l in emunic pami dcmf armci; do
     [ -L "$prefix/$libdir/lib$l.so" ] && [ -L "$prefix/$libdir/lib$l.so.0" ] &&
         [ -f "$prefix/$libdir/lib$l.so.0.1.0" ] || fail "lib$l.so* not installed"
 done
+# libportals as the Portals 4 reference installs it, so that its programs
+# find ours by name (SONAME libportals.so.4)
+[ -L "$prefix/$libdir/libportals.so" ] && [ -L "$prefix/$libdir/libportals.so.4" ] &&
+    [ -f "$prefix/$libdir/libportals.so.4.0.0" ] || fail "libportals.so{,.4,.4.0.0} not installed"
+readelf -d "$prefix/$libdir/libportals.so.4.0.0" | grep -F 'Library soname: [libportals.so.4]' >/dev/null ||
+    fail "libportals's SONAME is not libportals.so.4"
 for pc in emunic emunic-portals emunic-pami emunic-dcmf emunic-armci; do
     [ -f "$prefix/$libdir/pkgconfig/$pc.pc" ] || fail "$pc.pc not installed"
 done
