@@ -17,7 +17,7 @@ int PtlPTAlloc(ptl_handle_ni_t ni_handle, unsigned int options, ptl_handle_eq_t 
     if (ni < 0 || !pt_index || (options & ~PTL_PT_ALLOC_OPTIONS_MASK))
         return PTL_ARG_INVALID;
     int eq = -1;
-    if (eq_handle != PTL_EQ_NONE && (eq = pl_eq_of(eq_handle)) < 0)
+    if (eq_handle != PTL_EQ_NONE && ((eq = pl_eq_of(eq_handle)) < 0 || pl.eq[eq].ni != (uint32_t)ni))
         return PTL_ARG_INVALID;
     if ((options & PTL_PT_FLOWCTRL) && eq < 0)
         return PTL_PT_EQ_NEEDED; /* the PT_DISABLED event needs somewhere to go */
@@ -290,7 +290,7 @@ static int search(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_
     /* a counter on the searching entry counts what it finds (Portals 4.3) */
     int ct = -1;
     if (le->ct_handle != PTL_CT_NONE && le->ct_handle != PTL_INVALID_HANDLE &&
-        (ct = pl_ct_of(le->ct_handle)) < 0)
+        ((ct = pl_ct_of(le->ct_handle)) < 0 || pl.ct[ct].ni != (uint32_t)ni))
         return PTL_ARG_INVALID;
     struct emu_msg m;
     memset(&m, 0, EMU_MSG_HDR_SIZE);
