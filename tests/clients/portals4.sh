@@ -106,52 +106,41 @@ stage_portals4() {
 # reference's own portals4.h (not ours), run on our libportals.so.4 found by
 # LD_LIBRARY_PATH: struct layouts, constants and the library's name match.
 p4_abi() {
-    local ref=$1 n2=$2 r2=$3 name list saved=("${p4_inc[@]}")
-    step "Portals 4 reference: ABI: test/basic built against the reference's portals4.h, run on emunic"
+    local ref=$1 saved_inc=("${p4_inc[@]}") saved_bin=$p4_bin
     p4_inc=(-I"$p4_bin" -I"$ref/include" -I"$ref/test" -I"$ref/src/runtime/portals4")
-    local bin=$p4_bin
     p4_bin=$work/p4-abi
     mkdir -p "$p4_bin"
-    cp "$bin/config.h" "$bin/libtestsupport.a" "$p4_bin/"
-    list=$(p4_am_var "$ref/test/basic/Makefile.am" TESTS)
-    for name in $list; do
-        p4_build_program "$ref/test/basic" "$name" >"$work/p4-abi-build-$name.log" 2>&1 ||
-            report_failure "Portals 4 ABI $name: build" "$work/p4-abi-build-$name.log" "see the log"
-    done
+    cp "$saved_bin/config.h" "$saved_bin/libtestsupport.a" "$p4_bin/"
+    p4_basic "$@" "ABI" "basic built against its own header (ABI)"
     if ! readelf -d "$p4_bin/test_init" 2>/dev/null | grep -F '[libportals.so.4]' >/dev/null; then
         report_failure "Portals 4 ABI: programs do not ask for libportals.so.4" /dev/null "readelf -d $p4_bin/test_init"
     fi
-    mkdir -p "$work/p4-logs/abi"
-    cd "$p4_bin" || return
-    for name in $list; do
-        [ -x "$name" ] || continue
-        p4_run "Portals 4 ABI $name" "$name" "$n2" "$r2" "$work/p4-logs/abi/$name.log" "./$name"
-    done
-    cd - >/dev/null || return
-    p4_bin=$bin p4_inc=("${saved[@]}")
-    p4_summary "basic built against its own header (ABI)"
+    p4_bin=$saved_bin p4_inc=("${saved_inc[@]}")
 }
 
-# p4_basic REF NODES RPN: every program of test/basic's TESTS at 2 ranks.
+# p4_basic REF NODES RPN [TAG SUITE]: every program of test/basic's TESTS,
+# built with p4_inc into p4_bin, at 2 ranks; TAG names the set in logs and
+# reports (default basic), SUITE in the summary.
 p4_basic() {
-    local ref=$1 n2=$2 r2=$3 name list
-    step "Portals 4 reference: build test/basic"
+    local ref=$1 n2=$2 r2=$3 tag=${4:-basic} suite=${5:-basic} name list logs
+    logs=$work/p4-logs/$tag
+    step "Portals 4 reference: build test/basic ($suite)"
     list=$(p4_am_var "$ref/test/basic/Makefile.am" TESTS)
     for name in $list; do
-        if ! p4_build_program "$ref/test/basic" "$name" >"$work/p4-build-$name.log" 2>&1; then
+        if ! p4_build_program "$ref/test/basic" "$name" >"$work/p4-build-$tag-$name.log" 2>&1; then
             p4_fail=$((p4_fail + 1))
-            report_failure "Portals 4 basic $name: build" "$work/p4-build-$name.log" "see the log"
+            report_failure "Portals 4 $tag $name: build" "$work/p4-build-$tag-$name.log" "see the log"
         fi
     done
-    step "Portals 4 reference: run test/basic at ${n2}x${r2}"
-    mkdir -p "$work/p4-logs"
+    step "Portals 4 reference: run test/basic ($suite) at ${n2}x${r2}"
+    mkdir -p "$logs"
     cd "$p4_bin" || return
     for name in $list; do
         [ -x "$name" ] || continue
-        p4_run "Portals 4 basic $name" "$name" "$n2" "$r2" "$work/p4-logs/$name.log" "./$name"
+        p4_run "Portals 4 $tag $name" "$name" "$n2" "$r2" "$logs/$name.log" "./$name"
     done
     cd - >/dev/null || return
-    p4_summary basic
+    p4_summary "$suite"
 }
 
 # p4_sfw REF EVERY NODES RPN: ptl_test, then each XML case of test_n1 at one

@@ -200,6 +200,17 @@ void pl_le_reclaim(void)
     }
 }
 
+/* An appended or searching entry's counter: its index, -1 for none
+ * (PTL_CT_NONE, or PTL_INVALID_HANDLE as SOS passes it), -2 if it is not a
+ * live counter of NI ni. */
+static int entry_counter(int ni, ptl_handle_ct_t h)
+{
+    if (h == PTL_CT_NONE || h == PTL_INVALID_HANDLE)
+        return -1;
+    int ct = pl_ct_of(h);
+    return ct >= 0 && pl.ct[ct].ni == (uint32_t)ni ? ct : -2;
+}
+
 /* What PtlLEAppend and PtlMEAppend share; me is NULL for an LE. */
 static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_le_t *le,
                         const ptl_me_t *me, ptl_list_t ptl_list, void *user_ptr, uint32_t *handle)
@@ -215,10 +226,9 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
     if ((le->options & PTL_IOVEC) &&
         (!le->start || le->length == 0 || le->length > (ptl_size_t)pl.ni[ni].lim.max_iovecs))
         return PTL_ARG_INVALID;
-    int ct = -1;
-    if (le->ct_handle != PTL_CT_NONE && le->ct_handle != PTL_INVALID_HANDLE &&
-        ((ct = pl_ct_of(le->ct_handle)) < 0 || pl.ct[ct].ni != (uint32_t)ni))
-        return PTL_ARG_INVALID; /* not a counter of this NI */
+    int ct = entry_counter(ni, le->ct_handle);
+    if (ct == -2)
+        return PTL_ARG_INVALID;
     if (emunic_fault_refuse(EMUNIC_RES_REG))
         return PTL_NO_SPACE;
     pthread_mutex_lock(&pl.mu);
@@ -288,9 +298,8 @@ static int search(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, const ptl_
         op > PTL_SEARCH_DELETE)
         return PTL_ARG_INVALID;
     /* a counter on the searching entry counts what it finds (Portals 4.3) */
-    int ct = -1;
-    if (le->ct_handle != PTL_CT_NONE && le->ct_handle != PTL_INVALID_HANDLE &&
-        ((ct = pl_ct_of(le->ct_handle)) < 0 || pl.ct[ct].ni != (uint32_t)ni))
+    int ct = entry_counter(ni, le->ct_handle);
+    if (ct == -2)
         return PTL_ARG_INVALID;
     struct emu_msg m;
     memset(&m, 0, EMU_MSG_HDR_SIZE);
