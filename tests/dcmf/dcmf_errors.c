@@ -370,6 +370,10 @@ int main(int argc, char **argv)
     CHECK(dt_get(&never.calls) == 0, "a refused call ran a callback");
     CHECK(dt_get(&shorts) == 0 && dt_get(&longs) == 0, "a refused send arrived (%d short, %d long)", dt_get(&shorts), dt_get(&longs));
     CHECK_BYTES(dst, BIG, 0, "memory a refused put named");
+    /* Before the barrier: a left neighbour released before us sends its
+     * long message at once, and our barrier wait advances, so the receive
+     * (and its cb_done on rdone) can finish before we leave the barrier. */
+    dt_rec_init(&rdone);
     dt_barrier(); /* nobody sends for real before everyone has looked */
 
     /* ---- a request still in use ---- */
@@ -382,7 +386,6 @@ int main(int argc, char **argv)
     /* uninitialised request storage is fine for a new operation */
     memset(&busy, 0xff, sizeof busy);
     memset(&sbusy, 0x5a, sizeof sbusy);
-    dt_rec_init(&rdone);
     CHECK_RC(DCMF_Put(&put_p, &busy, dt_done(&pdone), DCMF_RELAXED_CONSISTENCY, to, BIG, &sm, rm, 0, 0, dt_ack(&pack)),
              DCMF_SUCCESS);
     CHECK_ERR(DCMF_Put(&put_p, &busy, cb, SEQ, to, 10, &sm, rm, 0, 0, cb), DCMF_INVAL, "DCMF_Put");

@@ -182,12 +182,15 @@ int main(void)
     wait_until(&s3.calls, 1, DT_WAIT_S);
     wait_until(&shorts, 3, DT_WAIT_S);
     CHECK_PAT(rbuf, 100, 20 + (uint32_t)from, 9, "send on a finished barrier's request");
+    /* Before the barrier: a left neighbour released before us sends at
+     * once, and our barrier wait advances, so its long receive (cb_done
+     * on rdone) can finish before we leave the barrier. */
+    dt_rec_init(&rdone);
     dt_barrier();
 
     /* ---- a long receive's request, reused by the next receive ---- */
     struct dt_rec l1, l2;
     dt_rec_init(&l1), dt_rec_init(&l2);
-    dt_rec_init(&rdone);
     CHECK_RC(DCMF_Send(&send_p, &pool[0], dt_done(&l1), SEQ, to, BIG, src, mi, 1), DCMF_SUCCESS);
     wait_until(&l1.calls, 1, DT_WAIT_S);
     wait_until(&rdone.calls, 1, DT_WAIT_S);

@@ -10,7 +10,8 @@
  *   CHECK_ERR(call, want, fn) ... and prints exactly one stderr line naming fn
  *   CHECK_PAT / CHECK_BYTES   a buffer byte by byte against dt_pat / one value
  *   wait_until(p, target, s)  advance until *p >= target; FAIL after s seconds
- *   dt_barrier()              all ranks, over DCMF_Control
+ *   dt_barrier()              all ranks, over DCMF_Control; with DT_BARRIER_SKEW=r
+ *                             in the environment rank r leaves every barrier last
  *   dt_allgather(mine, len, all)   up to DT_GATHER_MAX bytes per rank, over DCMF_Send
  *   dt_exchange_regions(&mine, all) every rank's memregion, indexed by rank
  *   dt_done_cb / dt_ack_cb    completion callbacks recording into a struct dt_rec
@@ -270,6 +271,7 @@ static struct {
     DCMF_Protocol_t ctl, xsend;
     volatile int arrive[4], release[4];
     unsigned epoch;
+    long skew; /* DT_BARRIER_SKEW: the rank released last, or -1 */
     /* all-gather: two generations in flight at most (a rank can be one
      * gather ahead of a peer, never two) */
     uint8_t *gbuf[2];
@@ -325,6 +327,17 @@ static DT_UNUSED void dt_on_gather_sent(void *cd, DCMF_Error_t *e)
     dt_inc(&dt.gsent);
 }
 
+static inline void dt_release(size_t r, DCMF_Control_t *info, const char *file, int line)
+{
+    if (DCMF_Control(&dt.ctl, DCMF_SEQUENTIAL_CONSISTENCY, r, info) != DCMF_SUCCESS)
+        dt_fail(file, line, "barrier: DCMF_Control to rank %zu failed", r);
+}
+
+/* Ranks leave a barrier at different times, and those out first may send
+ * at once to ranks still waiting in it (and advancing). DT_BARRIER_SKEW=r
+ * makes that gap long for rank r: rank 0 releases it 200 ms after the
+ * others, so a test that gets ready to receive only after a barrier fails
+ * every time instead of now and then. */
 static inline void dt_barrier_at(const char *file, int line)
 {
     unsigned e = dt.epoch++;
@@ -337,8 +350,13 @@ static inline void dt_barrier_at(const char *file, int line)
         w[0] = DT_RELEASE;
         memcpy(&info, w, sizeof info);
         for (size_t r = 1; r < dt_np; r++)
-            if (DCMF_Control(&dt.ctl, DCMF_SEQUENTIAL_CONSISTENCY, r, &info) != DCMF_SUCCESS)
-                dt_fail(file, line, "barrier: DCMF_Control to rank %zu failed", r);
+            if ((long)r != dt.skew)
+                dt_release(r, &info, file, line);
+        if (dt.skew > 0 && (size_t)dt.skew < dt_np) {
+            for (double end = dt_now() + 0.2; dt_now() < end;)
+                DCMF_Messager_advance();
+            dt_release((size_t)dt.skew, &info, file, line);
+        }
     } else {
         w[0] = DT_ARRIVE;
         memcpy(&info, w, sizeof info);
@@ -430,6 +448,8 @@ static inline void dt_setup(void)
     dt_me = DCMF_Messager_rank();
     dt_np = DCMF_Messager_size();
     dt_ready = 1;
+    const char *skew = getenv("DT_BARRIER_SKEW");
+    dt.skew = skew ? strtol(skew, NULL, 10) : -1;
     dt.hello = dt_xmalloc(dt_np * sizeof *dt.hello);
     memset((void *)dt.hello, 0, dt_np * sizeof *dt.hello);
     const char *r = getenv("EMUNIC_RANK"), *n = getenv("EMUNIC_SIZE");
