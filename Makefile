@@ -5,7 +5,7 @@ BUILD ?= build
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMUNIC_WERROR=ON
 PREFIX ?= /usr/local
 
-.PHONY: all deps build install demo check check-fast check-asan check-tsan check-clients bench clean help
+.PHONY: all deps build install demo check check-fast check-asan check-tsan check-clients check-clients-full bench clean help
 
 all: build
 
@@ -13,7 +13,8 @@ help:
 	@echo "make demo        install deps, build, run a 2-node demo job"
 	@echo "make check       install deps, build, run every test (plain, ASan+UBSan, TSan, fuzz, clients)"
 	@echo "make check-fast  the plain build's tests only"
-	@echo "make check-clients  real clients' own suites (SOS, Portals 4 reference, GA) against installed emunic"
+	@echo "make check-clients  real clients' own suites (SOS, Portals 4 reference, IBM PAMI test/api, GA) against installed emunic"
+	@echo "make check-clients-full  the same, with the long PAMI benchmarks (tests/clients/pami_timeouts)"
 	@echo "make check-fuzz  the parsers' libFuzzer harnesses, 60 s each (make fuzz: 300 s each)"
 	@echo "make install     build, then install into PREFIX (default /usr/local)"
 	@echo "make bench       run the core benchmarks (see docs/PERFORMANCE.md)"
@@ -57,6 +58,9 @@ check-tsan: deps
 # nothing else when the archives are not there.
 check-clients: build
 	tests/clients/run.sh -b $(BUILD)
+
+check-clients-full: build
+	PAMI_LONG=1 tests/clients/run.sh -b $(BUILD)
 
 check: check-fast check-asan check-tsan check-fuzz check-clients
 	@echo "emunic: all test suites passed (plain, ASan+UBSan, TSan, fuzz, clients)"

@@ -72,3 +72,37 @@ automake_results() {
         esac
     done
 }
+
+# Per-suite tallies of listed_run, printed and reset by suite_summary.
+suite_pass=0 suite_fail=0 suite_xfail=0
+
+# listed_run LABEL NAME LIST NIC NODES RPN TIMEOUT LOG CMD...: one program
+# under the installed emunic-run; pass on exit 0. A failure of a program
+# named in the file LIST ("name reason" lines) counts as expected, its
+# reason printed; a listed program that passes says so, so that the list is
+# kept honest. LISTED_WRAP, if set, is a command prefix for emunic-run
+# (such as prlimit with a bigger stack).
+listed_run() {
+    local label=$1 name=$2 list=$3 nic=$4 n=$5 r=$6 tmo=$7 log=$8 runner rc=0 why
+    shift 8
+    runner="${LISTED_WRAP:+$LISTED_WRAP }$prefix/bin/emunic-run --nic $nic -N $n -n $r --timeout $tmo --"
+    LD_LIBRARY_PATH="$prefix/lib" $runner "$@" >"$log" 2>&1 || rc=$?
+    why=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$list")
+    if [ $rc -eq 0 ]; then
+        npass=$((npass + 1)); suite_pass=$((suite_pass + 1))
+        [ -z "$why" ] || echo "  $label: passes but is listed in $(basename "$list"): take it off the list"
+    elif [ -n "$why" ]; then
+        nskip=$((nskip + 1)); suite_xfail=$((suite_xfail + 1))
+        echo "  $label: expected failure (rc $rc): $why"
+    else
+        suite_fail=$((suite_fail + 1))
+        report_failure "$label (rc $rc)" "$log" \
+            "cd $(pwd) && LD_LIBRARY_PATH=$prefix/lib $runner $*"
+    fi
+}
+
+# suite_summary SUITE LIST: the suite's own `N passed, M failed` line.
+suite_summary() {
+    echo "  $1: $suite_pass passed, $suite_fail failed, $suite_xfail expected failures ($2)"
+    suite_pass=0 suite_fail=0 suite_xfail=0
+}

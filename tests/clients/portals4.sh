@@ -38,45 +38,21 @@ p4_build_program() {
         "$p4_bin/libtestsupport.a" -L"$prefix/lib" -lportals -lm -lpthread
 }
 
-# p4_known NAME: the reason NAME is listed in p4_known_failures, or empty.
-p4_known() {
-    awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$here/p4_known_failures"
-}
-
 # p4_run LABEL NAME NODES RPN LOG CMD...: one program under the installed
-# emunic-run; pass on exit 0. A failure listed in p4_known_failures is
-# counted as expected (its reason printed); a listed one that passes says
-# so, so that the list is kept honest.
+# emunic-run over the Portals NIC (listed_run, p4_known_failures).
 p4_run() {
-    local label=$1 name=$2 n=$3 r=$4 log=$5 runner rc=0 why
+    local label=$1 name=$2 n=$3 r=$4 log=$5
     shift 5
-    runner="$prefix/bin/emunic-run --nic portals -N $n -n $r --timeout $p4_timeout --"
-    LD_LIBRARY_PATH="$prefix/lib" $runner "$@" >"$log" 2>&1 || rc=$?
-    why=$(p4_known "$name")
-    if [ $rc -eq 0 ]; then
-        npass=$((npass + 1)); p4_pass=$((p4_pass + 1))
-        [ -z "$why" ] || echo "  $label: passes but is listed in p4_known_failures: take it off the list"
-    elif [ -n "$why" ]; then
-        nskip=$((nskip + 1)); p4_xfail=$((p4_xfail + 1))
-        echo "  $label: expected failure (rc $rc): $why"
-    else
-        p4_fail=$((p4_fail + 1))
-        report_failure "$label (rc $rc)" "$log" \
-            "cd $(pwd) && LD_LIBRARY_PATH=$prefix/lib $runner $*"
-    fi
+    listed_run "$label" "$name" "$here/p4_known_failures" portals "$n" "$r" "$p4_timeout" "$log" "$@"
 }
 
 # p4_summary SUITE: the suite's own `N passed, M failed` line.
-p4_summary() {
-    echo "  Portals 4 reference $1: $p4_pass passed, $p4_fail failed, $p4_xfail expected failures (p4_known_failures)"
-    p4_pass=0 p4_fail=0 p4_xfail=0
-}
+p4_summary() { suite_summary "Portals 4 reference $1" p4_known_failures; }
 
 stage_portals4() {
     local tarball ref every=${P4_SFW:-all} layout=${P4_LAYOUT2:-2x1}
     local n2=${layout%x*} r2=${layout#*x}
     p4_timeout=${P4_TIMEOUT:-60}
-    p4_pass=0 p4_fail=0 p4_xfail=0
     tarball=$(archive 'portals4-ref-*.tar.gz') || { nfail=$((nfail + 1)); failed_list+=("Portals 4 reference archive"); return; }
     step "Portals 4 reference: unpack $(basename "$tarball")"
     mkdir -p "$work/p4-src"
@@ -128,7 +104,7 @@ p4_basic() {
     list=$(p4_am_var "$ref/test/basic/Makefile.am" TESTS)
     for name in $list; do
         if ! p4_build_program "$ref/test/basic" "$name" >"$work/p4-build-$tag-$name.log" 2>&1; then
-            p4_fail=$((p4_fail + 1))
+            suite_fail=$((suite_fail + 1))
             report_failure "Portals 4 $tag $name: build" "$work/p4-build-$tag-$name.log" "see the log"
         fi
     done
@@ -154,7 +130,7 @@ p4_sfw() {
             $(pkg-config --cflags libxml-2.0) -o "$p4_bin/ptl_test" \
             $(for f in $srcs; do case $f in *.c) echo "$ref/test/sfw/$f" ;; esac; done) \
             "$p4_bin/libtestsupport.a" -L"$prefix/lib" -lportals $(pkg-config --libs libxml-2.0) -lm -lpthread; then
-        p4_fail=$((p4_fail + 1))
+        suite_fail=$((suite_fail + 1))
         report_failure "Portals 4 sfw: build ptl_test" "$work/p4-build-ptl_test.log" "see the log"
         p4_summary sfw
         return

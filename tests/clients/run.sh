@@ -6,7 +6,7 @@
 #   tests/clients/run.sh [-b BUILD_DIR] [STAGE...]
 #
 #   -b BUILD_DIR  the emunic build to install (default: build/)
-#   STAGE         sos, portals4, ga (default: all of them)
+#   STAGE         sos, portals4, pami, ga (default: all of them)
 # Environment:
 #   EMUNIC_CLIENTS   where the archives are (default: ../shared/clients
 #                    beside the source tree); absent: one line, exit 0
@@ -31,7 +31,7 @@ while getopts b:h opt; do
 done
 shift $((OPTIND - 1))
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(sos portals4 ga)
+[ ${#stages[@]} -eq 0 ] && stages=(sos portals4 pami ga)
 
 # shellcheck source=tests/clients/lib.sh
 . "$here/lib.sh"
@@ -39,6 +39,8 @@ stages=("$@")
 . "$here/sos.sh"
 # shellcheck source=tests/clients/portals4.sh
 . "$here/portals4.sh"
+# shellcheck source=tests/clients/pami_api.sh
+. "$here/pami_api.sh"
 # shellcheck source=tests/clients/ga.sh
 . "$here/ga.sh"
 
@@ -62,8 +64,9 @@ for s in "${stages[@]}"; do
     case $s in
         sos) stage_sos ;;
         portals4) stage_portals4 ;;
+        pami) stage_pami ;;
         ga) stage_ga ;;
-        *) echo "clients: unknown stage '$s' (sos, portals4, ga)" >&2; exit 2 ;;
+        *) echo "clients: unknown stage '$s' (sos, portals4, pami, ga)" >&2; exit 2 ;;
     esac
 done
 

@@ -35,10 +35,14 @@ for h in portals4.h pami.h pami_sys.h dcmf.h dcmf_impl.h dcmf_collectives.h dcmf
          emunic/emunic.h emunic/msg.h emunic/atomic_op.h emunic/region.h; do
     [ -f "$prefix/include/$h" ] || fail "include/$h not installed"
 done
-for l in emunic pami dcmf armci; do
+for l in emunic dcmf armci; do
     [ -L "$prefix/$libdir/lib$l.so" ] && [ -L "$prefix/$libdir/lib$l.so.0" ] &&
         [ -f "$prefix/$libdir/lib$l.so.0.1.0" ] || fail "lib$l.so* not installed"
 done
+# libpami unversioned, as IBM's Linux installations have it
+[ -f "$prefix/$libdir/libpami.so" ] && [ ! -L "$prefix/$libdir/libpami.so" ] || fail "libpami.so not installed"
+readelf -d "$prefix/$libdir/libpami.so" | grep -F 'Library soname: [libpami.so]' >/dev/null ||
+    fail "libpami's SONAME is not libpami.so"
 # libportals as the Portals 4 reference installs it, so that its programs
 # find ours by name (SONAME libportals.so.4)
 [ -L "$prefix/$libdir/libportals.so" ] && [ -L "$prefix/$libdir/libportals.so.4" ] &&

@@ -101,7 +101,8 @@ static void errors(void)
     CHECK_RC(PAMI_Geometry_query(ct_world, &q, 1), PAMI_INVAL);
     pami_dispatch_callback_function fn = {0};
     pami_collective_hint_t h = {0};
-    CHECK_RC(PAMI_AMCollective_dispatch_set(ct_ctx, x.algorithm, 1, fn, NULL, h), PAMI_UNIMPL);
+    /* not an active-message algorithm */
+    CHECK_RC(PAMI_AMCollective_dispatch_set(ct_ctx, x.algorithm, 1, fn, NULL, h), PAMI_INVAL);
     /* an algorithm of one client on another client's context */
     pami_client_t c2;
     pami_context_t x2;

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 
     /* extensions that do not exist: PAMI_UNIMPL, quietly (clients probe) */
     pami_extension_t ext;
-    CHECK_QUIET(PAMI_Extension_open(pt_client, "EXT_torus_network", &ext), PAMI_UNIMPL);
+    CHECK_QUIET(PAMI_Extension_open(pt_client, "EXT_hfi_extension", &ext), PAMI_UNIMPL);
     CHECK_QUIET(PAMI_Extension_open(pt_client, "EXT_is_local_task", &ext), PAMI_UNIMPL);
     CHECK_QUIET(PAMI_Extension_open(pt_client, "EXT_no_such_thing", &ext), PAMI_UNIMPL);
     char text[256];

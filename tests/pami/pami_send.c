@@ -262,7 +262,7 @@ static void immediate(void)
             wait_recvs(__LINE__);
         }
     }
-    /* header + data one byte over the limit */
+    /* header + data one byte over the limit, and a header alone */
     pami_send_immediate_t s;
     memset(&s, 0, sizeof s);
     s.dest = pt_ep(right, 0);
@@ -562,6 +562,13 @@ static void early(void)
                           sizeof(struct hdr), sizeof(struct hdr)};
     const int n = 6;
     early_buf = calloc((size_t)n, 70000);
+    /* a sender must have the dispatch set on its own context (as IBM's
+     * PAMI, p2p/send/dispatch_err): the messages leave from context 1,
+     * where D_EARLY is set, for context 0, where it is not yet */
+    pami_dispatch_callback_function efn = {.p2p = on_early};
+    pami_dispatch_hint_t eh;
+    memset(&eh, 0, sizeof eh);
+    CHECK_RC(PAMI_Dispatch_set(pt_ctx[1], D_EARLY, efn, NULL, eh), PAMI_SUCCESS);
     unsigned char *bufs[6];
     atomic_long local = 0;
     for (int k = 0; k < n; k++) {
@@ -583,7 +590,7 @@ static void early(void)
         s.send.data.iov_len = lens[k];
         s.events.cookie = &local;
         s.events.local_fn = pt_count_cb;
-        CHECK_RC(PAMI_Send(pt_ctx[0], &s), PAMI_SUCCESS);
+        CHECK_RC(PAMI_Send(pt_ctx[1], &s), PAMI_SUCCESS);
         free(hb);
     }
     /* everything has arrived (or is on its way) and nothing may run */
@@ -596,7 +603,7 @@ static void early(void)
     memset(&h, 0, sizeof h);
     CHECK_RC(PAMI_Dispatch_set(pt_ctx[0], D_EARLY, fn, NULL, h), PAMI_SUCCESS);
     pt_wait(pt_ctx[0], &early_done, n, 20);
-    pt_wait(pt_ctx[0], &local, n, 20);
+    pt_wait(pt_ctx[1], &local, n, 20);
     for (int k = 0; k < n; k++)
         if (k != 0 && k != 1 && k != 3 && k != 4)
             check_payload(early_buf + (size_t)k * 70000, lens[k], (uint32_t)left, (uint32_t)k, "early async");
@@ -609,7 +616,7 @@ static void early(void)
 int main(int argc, char **argv)
 {
     int do_early = argc > 1 && !strcmp(argv[1], "early");
-    pt_init(1);
+    pt_init(do_early ? 2 : 1);
     right = (pt_task + 1) % pt_size;
     left = (pt_task + pt_size - 1) % pt_size;
     pami_configuration_t q[2] = {{.name = PAMI_DISPATCH_RECV_IMMEDIATE_MAX},

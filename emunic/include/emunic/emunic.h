@@ -30,6 +30,22 @@ uint32_t emunic_local_size(void);
 const char *emunic_nic_name(void);
 const char *emunic_jobid(void);
 
+/* The job's network seen as a torus (topology queries of the
+ * personalities): the machine model's dimensions and wrap-around when it
+ * has a topology, else one open line of the job's nodes; the ranks of a
+ * node are one more, last dimension (wraps). Coordinates have ndims
+ * entries. emunic_torus_rank: -EINVAL for coordinates out of the shape,
+ * -ENOENT where the job has no node. */
+#define EMUNIC_TORUS_MAX_DIMS 7
+struct emunic_torus {
+    uint32_t ndims;
+    uint32_t size[EMUNIC_TORUS_MAX_DIMS];
+    uint32_t wrap[EMUNIC_TORUS_MAX_DIMS];
+};
+int emunic_torus_shape(struct emunic_torus *t);
+int emunic_torus_coords(uint32_t rank, uint32_t *coords);
+int emunic_torus_rank(const uint32_t *coords, uint32_t *rank);
+
 /* Registered heap: memory the NIC copies with a single memcpy. Exposed to
  * all peers under EMU_KEY_HEAP. NULL with errno ENOMEM (heap exhausted) or
  * ENOSPC (shm dir full; a one-line message says so). */

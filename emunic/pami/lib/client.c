@@ -39,6 +39,11 @@ pami_result_t pamil_fail(pami_result_t rc, const char *fn, const char *fmt, ...)
     return rc;
 }
 
+void pamil_note(const char *fn, const char *what)
+{
+    snprintf(last_error, sizeof last_error, "%s: %s", fn, what);
+}
+
 pami_result_t pamil_post_result(const char *fn, int rc)
 {
     if (rc == 0)
@@ -204,8 +209,20 @@ pami_result_t PAMI_Client_destroy(pami_client_t *client)
 
 /* ---- attributes ---- */
 
-static size_t host_cores(void)
+/* Hardware threads of the emulated node: the host's cores, or
+ * EMUNIC_PAMI_HWTHREADS (a bigger node, as a BG/Q node's 64, for programs
+ * that insist on helper threads; they time-share the host's cores). */
+static size_t node_hwthreads(void)
 {
+    const char *e = getenv("EMUNIC_PAMI_HWTHREADS");
+    char *end;
+    unsigned long v = e ? strtoul(e, &end, 10) : 0;
+    if (e && (*end || v == 0 || v > 1024)) {
+        fprintf(stderr, "emunic pami: EMUNIC_PAMI_HWTHREADS=%s is not 1..1024; using the host's cores\n", e);
+        v = 0;
+    }
+    if (v)
+        return v;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (size_t)n : 1;
 }
@@ -223,7 +240,7 @@ pami_result_t pamil_attr_query(const char *fn, struct pamil_client *cl, pami_con
         a->value.intval = 1; /* every task gets the contexts it asks for */
         break;
     case PAMI_CLIENT_HWTHREADS_AVAILABLE: {
-        size_t per = host_cores() / emunic_local_size();
+        size_t per = node_hwthreads() / emunic_local_size();
         a->value.intval = per ? per : 1;
         break;
     }
@@ -351,87 +368,3 @@ double PAMI_Wtick(pami_client_t client)
     return 1.0 / (CLOCK_MHZ * 1e6);
 }
 
-/* ---- extensions ---- */
-
-struct pamil_ext {
-    uint32_t magic;
-    char name[32];
-};
-#define PAMIL_EXT_MAGIC 0xe47e4510u
-
-/* open extensions, so that a closed one is refused without touching it */
-#define MAX_EXT 16
-static struct pamil_ext *open_ext[MAX_EXT];
-
-static int ext_live(struct pamil_ext *e)
-{
-    for (int i = 0; i < MAX_EXT; i++)
-        if (e && open_ext[i] == e)
-            return 1;
-    return 0;
-}
-
-pami_result_t PAMI_Extension_open(pami_client_t client, const char *name, pami_extension_t *extension)
-{
-    static const char fn[] = "PAMI_Extension_open";
-    if (!pamil_client_of(fn, client))
-        return PAMI_INVAL;
-    if (!name || !extension)
-        return pamil_fail(PAMI_INVAL, fn, "name or extension is NULL");
-    if (strcmp(name, "EXT_async_progress") != 0) {
-        /* clients probe for extensions and carry on without them */
-        snprintf(last_error, sizeof last_error, "%s: extension '%s' is not implemented by emunic", fn, name);
-        return PAMI_UNIMPL;
-    }
-    struct pamil_ext *e = calloc(1, sizeof *e);
-    if (!e)
-        return pamil_fail(PAMI_ENOMEM, fn, "out of memory");
-    e->magic = PAMIL_EXT_MAGIC;
-    snprintf(e->name, sizeof e->name, "%s", name);
-    pthread_mutex_lock(&pamil.mu);
-    int slot = -1;
-    for (int i = 0; i < MAX_EXT && slot < 0; i++)
-        if (!open_ext[i])
-            slot = i;
-    if (slot >= 0)
-        open_ext[slot] = e;
-    pthread_mutex_unlock(&pamil.mu);
-    if (slot < 0) {
-        free(e);
-        return pamil_fail(PAMI_EAGAIN, fn, "at most %d extensions may be open", MAX_EXT);
-    }
-    *extension = e;
-    return PAMI_SUCCESS;
-}
-
-pami_result_t PAMI_Extension_close(pami_extension_t extension)
-{
-    struct pamil_ext *e = extension;
-    pthread_mutex_lock(&pamil.mu);
-    int live = ext_live(e);
-    for (int i = 0; live && i < MAX_EXT; i++)
-        if (open_ext[i] == e)
-            open_ext[i] = NULL;
-    pthread_mutex_unlock(&pamil.mu);
-    if (!live)
-        return pamil_fail(PAMI_INVAL, "PAMI_Extension_close", "not an open extension");
-    e->magic = 0;
-    free(e);
-    return PAMI_SUCCESS;
-}
-
-void *PAMI_Extension_symbol(pami_extension_t extension, const char *fn)
-{
-    struct pamil_ext *e = extension;
-    pthread_mutex_lock(&pamil.mu);
-    int live = ext_live(e);
-    pthread_mutex_unlock(&pamil.mu);
-    if (!live || !fn) {
-        pamil_fail(PAMI_INVAL, "PAMI_Extension_symbol", "not an open extension, or no symbol name");
-        return NULL;
-    }
-    void *sym = pamil_async_symbol(fn);
-    if (!sym)
-        pamil_fail(PAMI_INVAL, "PAMI_Extension_symbol", "%s has no symbol '%s'", e->name, fn);
-    return sym;
-}

@@ -2,6 +2,7 @@
  * a group of geometry ranks, so that the same binomial tree or butterfly
  * serves the whole geometry or just its node leaders; shared-memory and
  * CAU steps are single ops that the engine polls or the NIC completes. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -413,61 +414,78 @@ static int bc_shm1(struct cg_coll *x) { return bc_hybrid(x, 0, 1); }
 
 /* ---- allreduce / reduce ---- */
 
+/* A reduction's operands: a non-contiguous type (whose pieces are all one
+ * primitive) reduces on packed data, sv packed from sndbuf in round 0 and
+ * rv unpacked into rcvbuf by red_done; contiguous ones work in place. */
+struct red {
+    size_t count, bytes;
+    char *sv, *rv, *rbuf;
+    const struct pamil_type *t2;
+    int unpack;
+};
+
 static int red_args(struct cg_coll *x, char *sbuf, pami_type_t st, size_t sc, char *rbuf, pami_type_t rt,
-                    size_t rc_, pami_data_function op, int need_rbuf, size_t *count, size_t *bytes)
+                    size_t rc_, pami_data_function op, int need_rbuf, struct red *d)
 {
     const struct pamil_type *t1, *t2;
-    int rc = type_bytes("sndbuf", st, sc, sbuf, &t1, bytes);
+    int rc = type_bytes("sndbuf", st, sc, sbuf, &t1, &d->bytes);
     if (rc)
         return rc;
     size_t rb;
     rc = type_bytes("rcvbuf", rt, need_rbuf ? rc_ : 0, rbuf, &t2, &rb);
     if (rc)
         return rc;
-    if (need_rbuf && rb != *bytes)
-        return pamil_fail(PAMI_INVAL, FN, "send %zu bytes but receive %zu", *bytes, rb);
-    if (!pamil_type_is_contig(t1))
-        return pamil_fail(PAMI_INVAL, FN, "reductions need a predefined type");
+    if (need_rbuf && rb != d->bytes)
+        return pamil_fail(PAMI_INVAL, FN, "send %zu bytes but receive %zu", d->bytes, rb);
     x->op = op;
     x->rt = t1;
-    *count = sc;
+    d->count = sc;
     char probe[64] = {0}, probe2[64] = {0};
     if (pamil_reduce(op, t1, probe, probe2, 1) != PAMI_SUCCESS)
         return pamil_fail(PAMI_INVAL, FN, "the operation is not a reduction defined on this type");
+    d->sv = view_in(x, t1, sbuf, d->bytes);
+    d->t2 = t2;
+    d->rbuf = rbuf;
+    d->rv = need_rbuf ? view_out(x, t2, rbuf, d->bytes, &d->unpack) : NULL;
+    if (!need_rbuf)
+        d->unpack = 0;
     return 0;
 }
 
-static int ar_args(struct cg_coll *x, size_t *count, size_t *bytes)
+static void red_done(struct cg_coll *x, uint32_t round, const struct red *d)
+{
+    if (d->unpack)
+        add_unpack(x, round, d->t2, d->rbuf, d->rv, d->bytes);
+}
+
+static int ar_args(struct cg_coll *x, struct red *d)
 {
     pami_allreduce_t *a = &x->xfer.cmd.xfer_allreduce;
-    return red_args(x, a->sndbuf, a->stype, a->stypecount, a->rcvbuf, a->rtype, a->rtypecount, a->op, 1, count,
-                    bytes);
+    return red_args(x, a->sndbuf, a->stype, a->stypecount, a->rcvbuf, a->rtype, a->rtypecount, a->op, 1, d);
 }
 
 static int ar_rd(struct cg_coll *x)
 {
-    pami_allreduce_t *a = &x->xfer.cmd.xfer_allreduce;
-    size_t count, bytes;
-    int rc = ar_args(x, &count, &bytes);
+    struct red d;
+    int rc = ar_args(x, &d);
     if (rc)
         return rc;
-    add_copy(x, 0, a->rcvbuf, a->sndbuf, bytes);
+    add_copy(x, 0, d.rv, d.sv, d.bytes);
     struct cg_group gr = all_group(x);
-    cg_add_allreduce_rd(x, 0, &gr, a->rcvbuf, count, bytes);
+    red_done(x, cg_add_allreduce_rd(x, 0, &gr, d.rv, d.count, d.bytes), &d);
     return 0;
 }
 
 static int ar_binomial(struct cg_coll *x)
 {
-    pami_allreduce_t *a = &x->xfer.cmd.xfer_allreduce;
-    size_t count, bytes;
-    int rc = ar_args(x, &count, &bytes);
+    struct red d;
+    int rc = ar_args(x, &d);
     if (rc)
         return rc;
-    add_copy(x, 0, a->rcvbuf, a->sndbuf, bytes);
+    add_copy(x, 0, d.rv, d.sv, d.bytes);
     struct cg_group gr = all_group(x);
-    uint32_t r = cg_add_reduce_binomial(x, 0, &gr, 0, a->rcvbuf, count, bytes);
-    cg_add_bcast_binomial(x, r, &gr, 0, a->rcvbuf, bytes);
+    uint32_t r = cg_add_reduce_binomial(x, 0, &gr, 0, d.rv, d.count, d.bytes);
+    red_done(x, cg_add_bcast_binomial(x, r, &gr, 0, d.rv, d.bytes), &d);
     return 0;
 }
 
@@ -475,32 +493,32 @@ static int ar_hybrid(struct cg_coll *x, int cau)
 {
     pami_allreduce_t *a = &x->xfer.cmd.xfer_allreduce;
     struct cg_geom *g = x->g;
-    size_t count, bytes;
-    int rc = ar_args(x, &count, &bytes);
+    struct red d;
+    int rc = ar_args(x, &d);
     if (rc)
         return rc;
-    if (cau && !cg_cau_ok(a->op, x->rt, bytes))
+    if (cau && !cg_cau_ok(a->op, x->rt, d.bytes))
         return pamil_fail(PAMI_INVAL, FN, "the CAU allreduce takes at most %d bytes of 32/64-bit integers or "
                           "floats, with a reduction defined on the type (no bitwise or logical ops on floats)",
                           CG_CAU_MAX);
-    add_copy(x, 0, a->rcvbuf, a->sndbuf, bytes);
+    add_copy(x, 0, d.rv, d.sv, d.bytes);
     shm_prep(x);
-    shm_reduce(x, 1, a->rcvbuf, bytes);
+    shm_reduce(x, 1, d.rv, d.bytes);
     uint32_t r = 2;
     if (g->nleaders > 1) {
         if (cau) {
             if (g->lme == 0) {
                 struct cg_op *op = cg_add(x, OP_CAU_ALLREDUCE, r);
-                op->dst = a->rcvbuf;
-                op->len = bytes;
+                op->dst = d.rv;
+                op->len = d.bytes;
             }
             r++;
         } else {
             struct cg_group lg = leaders_group(g);
-            r = cg_add_allreduce_rd(x, r, &lg, a->rcvbuf, count, bytes);
+            r = cg_add_allreduce_rd(x, r, &lg, d.rv, d.count, d.bytes);
         }
     }
-    shm_bcast(x, r, 0, a->rcvbuf, bytes, 2);
+    red_done(x, shm_bcast(x, r, 0, d.rv, d.bytes, 2), &d);
     return 0;
 }
 static int ar_hyb_p2p(struct cg_coll *x) { return ar_hybrid(x, 0); }
@@ -514,86 +532,93 @@ static int rd_binomial(struct cg_coll *x)
     if (rc)
         return rc;
     int am_root = (uint32_t)x->g->me == root;
-    size_t count, bytes;
-    rc = red_args(x, a->sndbuf, a->stype, a->stypecount, a->rcvbuf, a->rtype, a->rtypecount, a->op, am_root,
-                  &count, &bytes);
+    struct red d;
+    rc = red_args(x, a->sndbuf, a->stype, a->stypecount, a->rcvbuf, a->rtype, a->rtypecount, a->op, am_root, &d);
     if (rc)
         return rc;
-    char *acc = am_root ? a->rcvbuf : cg_tmp(x, bytes);
-    add_copy(x, 0, acc, a->sndbuf, bytes);
+    char *acc = am_root ? d.rv : cg_tmp(x, d.bytes);
+    add_copy(x, 0, acc, d.sv, d.bytes);
     struct cg_group gr = all_group(x);
-    cg_add_reduce_binomial(x, 0, &gr, root, acc, count, bytes);
+    red_done(x, cg_add_reduce_binomial(x, 0, &gr, root, acc, d.count, d.bytes), &d);
     return 0;
 }
 
 static int scan_rd(struct cg_coll *x)
 {
     pami_scan_t *a = &x->xfer.cmd.xfer_scan;
-    size_t count, bytes;
-    int rc = red_args(x, a->sndbuf, a->stype, a->stypecount, a->rcvbuf, a->rtype, a->rtypecount, a->op, 1,
-                      &count, &bytes);
+    struct red d;
+    int rc = red_args(x, a->sndbuf, a->stype, a->stypecount, a->rcvbuf, a->rtype, a->rtypecount, a->op, 1, &d);
     if (rc)
         return rc;
+    size_t count = d.count, bytes = d.bytes;
     uint32_t n = x->g->n, me = (uint32_t)x->g->me, k = 0;
     char *part = cg_tmp(x, bytes);
-    add_copy(x, 0, part, a->sndbuf, bytes);
+    add_copy(x, 0, part, d.sv, bytes);
     int have_excl = 0;
-    for (uint32_t d = 1; d < n; d <<= 1, k++) {
-        if (me + d < n)
-            add_send(x, k, me + d, part, bytes);
-        if (me >= d) {
+    for (uint32_t dist = 1; dist < n; dist <<= 1, k++) {
+        if (me + dist < n)
+            add_send(x, k, me + dist, part, bytes);
+        if (me >= dist) {
             char *t = cg_tmp(x, bytes);
-            add_recv(x, k, me - d, t, bytes);
+            add_recv(x, k, me - dist, t, bytes);
             if (a->exclusive) {
                 if (have_excl)
-                    add_reduce(x, k + 1, a->rcvbuf, t, count);
+                    add_reduce(x, k + 1, d.rv, t, count);
                 else
-                    add_copy(x, k + 1, a->rcvbuf, t, bytes);
+                    add_copy(x, k + 1, d.rv, t, bytes);
                 have_excl = 1;
             }
             add_reduce(x, k + 1, part, t, count);
         }
     }
     if (!a->exclusive)
-        add_copy(x, k, a->rcvbuf, part, bytes);
+        add_copy(x, k, d.rv, part, bytes);
     else if (!have_excl) /* task 0: nothing before it; leave the identity-free result as the input */
-        add_copy(x, k, a->rcvbuf, a->sndbuf, bytes);
+        add_copy(x, k, d.rv, d.sv, bytes);
+    red_done(x, k, &d);
     return 0;
 }
 
+/* reduce_scatter: rcounts count elements of stype; each task's share
+ * arrives packed and is unpacked into rcvbuf by rtype. */
 static int rs_reduce_scatter(struct cg_coll *x)
 {
     pami_reduce_scatter_t *a = &x->xfer.cmd.xfer_reduce_scatter;
-    size_t count, bytes;
-    int rc = red_args(x, a->sndbuf, a->stype, a->stypecount, a->rcvbuf, a->rtype, 0, a->op, 0, &count, &bytes);
+    struct red d;
+    int rc = red_args(x, a->sndbuf, a->stype, a->stypecount, a->rcvbuf, a->rtype, 0, a->op, 0, &d);
     if (rc)
         return rc;
     if (!a->rcounts)
         return pamil_fail(PAMI_INVAL, FN, "rcounts is NULL");
-    size_t es = pamil_type_size(x->rt), tot = 0;
+    size_t es = pamil_type_size(x->rt), tot = 0, mine;
     uint32_t n = x->g->n, me = (uint32_t)x->g->me;
     for (uint32_t i = 0; i < n; i++)
         tot += a->rcounts[i];
-    if (tot != count)
-        return pamil_fail(PAMI_INVAL, FN, "rcounts add up to %zu, not stypecount %zu", tot, count);
-    if (a->rcounts[me] && !a->rcvbuf)
+    if (tot != d.count)
+        return pamil_fail(PAMI_INVAL, FN, "rcounts add up to %zu, not stypecount %zu", tot, d.count);
+    mine = a->rcounts[me] * es;
+    if (mine && !a->rcvbuf)
         return pamil_fail(PAMI_INVAL, FN, "rcvbuf is NULL");
-    char *acc = cg_tmp(x, bytes);
-    add_copy(x, 0, acc, a->sndbuf, bytes);
+    int unpack;
+    char *rv = view_out(x, d.t2, a->rcvbuf, mine, &unpack);
+    char *acc = cg_tmp(x, d.bytes);
+    add_copy(x, 0, acc, d.sv, d.bytes);
     struct cg_group gr = all_group(x);
-    uint32_t r = cg_add_reduce_binomial(x, 0, &gr, 0, acc, count, bytes);
+    uint32_t r = cg_add_reduce_binomial(x, 0, &gr, 0, acc, d.count, d.bytes);
     if (me == 0) {
         size_t off = 0;
         for (uint32_t i = 0; i < n; i++) {
             if (i == 0)
-                add_copy(x, r, a->rcvbuf, acc, a->rcounts[0] * es);
+                add_copy(x, r, rv, acc, a->rcounts[0] * es);
             else
                 add_send(x, r, i, acc + off, a->rcounts[i] * es);
             off += a->rcounts[i] * es;
         }
     } else {
-        add_recv(x, r, 0, a->rcvbuf, a->rcounts[me] * es);
+        add_recv(x, r, 0, rv, mine);
     }
+    if (unpack)
+        add_unpack(x, r + 1, d.t2, a->rcvbuf, rv, mine);
     return 0;
 }
 
@@ -652,7 +677,9 @@ static int ag_common(struct cg_coll *x, int bruck)
 static int ag_bruck(struct cg_coll *x) { return ag_common(x, 1); }
 static int ag_ring(struct cg_coll *x) { return ag_common(x, 0); }
 
-/* v-variants: counts and displacements in elements of a contiguous rtype */
+/* v-variants: counts in elements of the type, displacements in its extent
+ * (as MPI's), so a block of a non-contiguous type is its packed data bytes
+ * (cnt) found at a byte offset (off) of the user's buffer. */
 /* An int count of the _int forms; a negative one counts as 0. */
 static size_t nonneg(int c) { return c < 0 ? 0 : (size_t)c; }
 
@@ -662,20 +689,57 @@ static int v_args(struct cg_coll *x, const struct pamil_type *t, const char *wha
     uint32_t n = x->g->n;
     if (!counts || !displs)
         return pamil_fail(PAMI_INVAL, FN, "%s counts or displacements are NULL", what);
-    if (!pamil_type_is_contig(t))
-        return pamil_fail(PAMI_INVAL, FN, "v-collectives here need a contiguous %s type", what);
-    size_t es = pamil_type_size(t);
+    size_t es = pamil_type_size(t), ext = pamil_type_extent(t);
     for (uint32_t i = 0; i < n; i++) {
         long long c = is_int ? ((const int *)counts)[i] : (long long)((const size_t *)counts)[i];
         long long d = is_int ? ((const int *)displs)[i] : (long long)((const size_t *)displs)[i];
         if (c < 0 || d < 0)
             return pamil_fail(PAMI_INVAL, FN, "negative %s count or displacement for rank %u", what, i);
         cnt[i] = (size_t)c * es;
-        off[i] = (size_t)d * es;
+        off[i] = (size_t)d * ext;
         if (cnt[i] && !buf)
             return pamil_fail(PAMI_INVAL, FN, "%s buffer is NULL", what);
     }
     return 0;
+}
+
+/* The blocks of a v-collective move packed: for a non-contiguous type,
+ * a staging buffer holds block i at (*off)[i] (replaced by packed
+ * offsets); a send side packs every block into it in round 0, a receive
+ * side unpacks them with v_unpack once the data is in. A contiguous type
+ * moves in place: buf and *off are kept. */
+static char *v_packed(struct cg_coll *x, const struct pamil_type *t, char *buf, const size_t *cnt, size_t **off,
+                      int pack)
+{
+    if (pamil_type_is_contig(t))
+        return buf;
+    uint32_t n = x->g->n;
+    size_t *poff = cg_tmp(x, n * sizeof *poff), total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        poff[i] = total;
+        total += cnt[i];
+    }
+    char *p = cg_tmp(x, total ? total : 1);
+    for (uint32_t i = 0; pack && i < n; i++)
+        if (cnt[i]) {
+            struct cg_op *op = cg_add(x, OP_PACK, 0);
+            op->dst = p + poff[i];
+            op->src = buf + (*off)[i];
+            op->len = cnt[i];
+            op->type = t;
+        }
+    *off = poff;
+    return p;
+}
+
+static void v_unpack(struct cg_coll *x, uint32_t round, const struct pamil_type *t, char *buf, const size_t *cnt,
+                     const size_t *off, const char *packed, const size_t *poff)
+{
+    if (packed == buf)
+        return;
+    for (uint32_t i = 0; i < x->g->n; i++)
+        if (cnt[i])
+            add_unpack(x, round, t, buf + off[i], packed + poff[i], cnt[i]);
 }
 
 static int agv_ring(struct cg_coll *x)
@@ -697,19 +761,21 @@ static int agv_ring(struct cg_coll *x)
     t2 = pamil_type_of(FN, rtt);
     if (!t2)
         return PAMI_INVAL;
-    size_t *cnt = cg_tmp(x, n * sizeof *cnt), *off = cg_tmp(x, n * sizeof *off);
+    size_t *cnt = cg_tmp(x, n * sizeof *cnt), *off = cg_tmp(x, n * sizeof *off), *poff = off;
     rc = v_args(x, t2, "receive", cnts, dsp, is_int, cnt, off, rbuf);
     if (rc)
         return rc;
     if (cnt[me] != sb)
         return pamil_fail(PAMI_INVAL, FN, "sending %zu bytes but my receive count is %zu bytes", sb, cnt[me]);
-    char *sv = view_in(x, t1, sbuf, sb);
-    add_copy(x, 0, rbuf + off[me], sv, sb);
-    for (uint32_t k = 0, r = 0; k + 1 < n; k++, r++) {
+    char *sv = view_in(x, t1, sbuf, sb), *rv = v_packed(x, t2, rbuf, cnt, &poff, 0);
+    add_copy(x, 0, rv + poff[me], sv, sb);
+    uint32_t r = 0;
+    for (uint32_t k = 0; k + 1 < n; k++, r++) {
         uint32_t sblk = (me + n - k) % n, rblk = (me + n - k - 1) % n;
-        add_send(x, r, (me + 1) % n, rbuf + off[sblk], cnt[sblk]);
-        add_recv(x, r, (me + n - 1) % n, rbuf + off[rblk], cnt[rblk]);
+        add_send(x, r, (me + 1) % n, rv + poff[sblk], cnt[sblk]);
+        add_recv(x, r, (me + n - 1) % n, rv + poff[rblk], cnt[rblk]);
     }
+    v_unpack(x, r, t2, rbuf, cnt, off, rv, poff);
     return 0;
 }
 
@@ -787,7 +853,7 @@ static int gather_lin(struct cg_coll *x)
     t2 = pamil_type_of(FN, rtt);
     if (!t2)
         return PAMI_INVAL;
-    size_t *cnt = cg_tmp(x, n * sizeof *cnt), *off = cg_tmp(x, n * sizeof *off);
+    size_t *cnt = cg_tmp(x, n * sizeof *cnt), *off = cg_tmp(x, n * sizeof *off), *poff = off;
     int unpack = 0;
     char *rv = rbuf;
     if (!g.v) {
@@ -808,14 +874,18 @@ static int gather_lin(struct cg_coll *x)
             return rc;
         if (cnt[me] != sb)
             return pamil_fail(PAMI_INVAL, FN, "root sends %zu bytes but receives %zu from itself", sb, cnt[me]);
+        poff = off;
+        rv = v_packed(x, t2, rbuf, cnt, &poff, 0);
     }
     for (uint32_t i = 0; i < n; i++)
         if (i == me)
-            add_copy(x, 0, rv + off[i], sv, sb);
+            add_copy(x, 0, rv + poff[i], sv, sb);
         else
-            add_recv(x, 0, i, rv + off[i], cnt[i]);
+            add_recv(x, 0, i, rv + poff[i], cnt[i]);
     if (unpack)
         add_unpack(x, 1, t2, rbuf, rv, sb * n);
+    else if (g.v)
+        v_unpack(x, 1, t2, rbuf, cnt, off, rv, poff);
     return 0;
 }
 
@@ -865,6 +935,7 @@ static int scatter_lin(struct cg_coll *x)
             return rc;
         if (cnt[me] != rb)
             return pamil_fail(PAMI_INVAL, FN, "root receives %zu bytes but sends %zu to itself", rb, cnt[me]);
+        sv = v_packed(x, t1, sbuf, cnt, &off, 1);
     }
     for (uint32_t i = 0; i < n; i++)
         if (i == me)
@@ -878,12 +949,42 @@ static int scatter_lin(struct cg_coll *x)
 
 /* ---- alltoall(v): pairwise exchange, round k with me+k / me-k ---- */
 
+static int overlaps(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return alen && blen && a < b + blen && b < a + alen;
+}
+
+/* Sends read blocks that later rounds' receives may overwrite when the
+ * buffers overlap (sndbuf == rcvbuf, MPI's in-place alltoall): then the
+ * send side is copied aside in round 0 and sent from there. */
+static char *apart(struct cg_coll *x, char *sv, const size_t *so, const size_t *sc, const char *rv,
+                   const size_t *ro, const size_t *rc_)
+{
+    uint32_t n = x->g->n;
+    size_t slo = SIZE_MAX, shi = 0, rlo = SIZE_MAX, rhi = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (sc[i]) {
+            slo = so[i] < slo ? so[i] : slo;
+            shi = so[i] + sc[i] > shi ? so[i] + sc[i] : shi;
+        }
+        if (rc_[i]) {
+            rlo = ro[i] < rlo ? ro[i] : rlo;
+            rhi = ro[i] + rc_[i] > rhi ? ro[i] + rc_[i] : rhi;
+        }
+    }
+    if (slo >= shi || rlo >= rhi || !overlaps(sv + slo, shi - slo, rv + rlo, rhi - rlo))
+        return sv;
+    char *copy = cg_tmp(x, shi);
+    add_copy(x, 0, copy + slo, sv + slo, shi - slo);
+    return copy;
+}
+
 static int a2a_pairwise(struct cg_coll *x)
 {
     pami_xfer_type_t k = x->d->xfer;
     uint32_t n = x->g->n, me = (uint32_t)x->g->me;
     size_t *sc = cg_tmp(x, n * sizeof *sc), *so = cg_tmp(x, n * sizeof *so);
-    size_t *rc_ = cg_tmp(x, n * sizeof *rc_), *ro = cg_tmp(x, n * sizeof *ro);
+    size_t *rc_ = cg_tmp(x, n * sizeof *rc_), *ro = cg_tmp(x, n * sizeof *ro), *uro = NULL;
     char *sbuf, *rbuf, *sv, *rv;
     int unpack = 0, rc;
     const struct pamil_type *t1, *t2;
@@ -923,9 +1024,11 @@ static int a2a_pairwise(struct cg_coll *x)
             return rc;
         if (sc[me] != rc_[me])
             return pamil_fail(PAMI_INVAL, FN, "sending %zu bytes to myself but receiving %zu", sc[me], rc_[me]);
-        sv = sbuf;
-        rv = rbuf;
+        uro = ro;
+        sv = v_packed(x, t1, sbuf, sc, &so, 1);
+        rv = v_packed(x, t2, rbuf, rc_, &ro, 0);
     }
+    sv = apart(x, sv, so, sc, rv, ro, rc_);
     add_copy(x, 0, rv + ro[me], sv + so[me], sc[me]);
     uint32_t r = 0;
     for (uint32_t s = 1; s < n; s++, r++) {
@@ -935,6 +1038,8 @@ static int a2a_pairwise(struct cg_coll *x)
     }
     if (unpack)
         add_unpack(x, r, t2, rbuf, rv, rbytes);
+    else if (uro)
+        v_unpack(x, r, t2, rbuf, rc_, uro, rv, ro);
     return 0;
 }
 
@@ -972,5 +1077,10 @@ const struct cg_desc cg_descs[] = {
     {PAMI_XFER_ALLTOALLV_INT, "I0:Pairwise:P2P:P2P", 0, 0, a2a_pairwise},
     {PAMI_XFER_SCAN, "I0:RecursiveDoubling:P2P:P2P", 0, 0, scan_rd},
     {PAMI_XFER_REDUCE_SCATTER, "I0:ReduceScatterv:P2P:P2P", 0, 0, rs_reduce_scatter},
+    /* active-message collectives run outside the schedules (coll_am.c) */
+    {PAMI_XFER_AMBROADCAST, "I0:AMLinear:P2P:P2P", 0, 0, NULL},
+    {PAMI_XFER_AMSCATTER, "I0:AMLinear:P2P:P2P", 0, 0, NULL},
+    {PAMI_XFER_AMGATHER, "I0:AMLinear:P2P:P2P", 0, 0, NULL},
+    {PAMI_XFER_AMREDUCE, "I0:AMLinear:P2P:P2P", 0, 0, NULL},
 };
 const size_t cg_ndescs = sizeof cg_descs / sizeof cg_descs[0];

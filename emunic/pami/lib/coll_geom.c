@@ -84,6 +84,7 @@ static void geom_free(struct cg_geom *g)
     free(g->node_idx);
     free(g->local);
     free(g->algs);
+    cg_am_geom_free(g);
     free(g);
 }
 
@@ -146,6 +147,7 @@ static void geom_unlink(struct cg_geom *g)
 static void register_handlers(void)
 {
     cg_engine_register();
+    cg_am_register();
 }
 
 pami_result_t pamil_coll_client_init(struct pamil_client *cl)
@@ -656,20 +658,6 @@ pami_result_t PAMI_Geometry_algorithms_query(pami_geometry_t geometry, pami_xfer
     return PAMI_SUCCESS;
 }
 
-pami_result_t PAMI_AMCollective_dispatch_set(pami_context_t context, pami_algorithm_t algorithm, size_t dispatch,
-                                             pami_dispatch_callback_function fn, void *cookie,
-                                             pami_collective_hint_t options)
-{
-    (void)context;
-    (void)algorithm;
-    (void)dispatch;
-    (void)fn;
-    (void)cookie;
-    (void)options;
-    return pamil_fail(PAMI_UNIMPL, "PAMI_AMCollective_dispatch_set",
-                      "active-message collectives are not implemented");
-}
-
 /* ---- PAMI_Collective ---- */
 
 /* The geometry algorithm behind a, or NULL (other: it belongs to a live
@@ -696,6 +684,27 @@ static struct cg_alg *alg_of(pami_algorithm_t a, struct pamil_client **other)
     return found;
 }
 
+pami_result_t PAMI_AMCollective_dispatch_set(pami_context_t context, pami_algorithm_t algorithm, size_t dispatch,
+                                             pami_dispatch_callback_function fn, void *cookie,
+                                             pami_collective_hint_t options)
+{
+    static const char fnm[] = "PAMI_AMCollective_dispatch_set";
+    (void)options;
+    struct pamil_context *c = pamil_context_of(fnm, context);
+    if (!c)
+        return PAMI_INVAL;
+    struct pamil_client *owner;
+    struct cg_alg *a = alg_of(algorithm, &owner);
+    if (!a || a->magic != CG_ALG_MAGIC || owner != c->client)
+        return pamil_fail(PAMI_INVAL, fnm, "algorithm %#zx is not one of this client's live geometries' algorithms",
+                          (size_t)algorithm);
+    if (!cg_is_am(a->d->xfer))
+        return pamil_fail(PAMI_INVAL, fnm, "%s is not an active-message collective algorithm", a->d->name);
+    if (!fn.ambroadcast)
+        return pamil_fail(PAMI_INVAL, fnm, "the dispatch function is NULL");
+    return cg_am_set(a->g, c, a->d->xfer, dispatch, fn, cookie);
+}
+
 pami_result_t PAMI_Collective(pami_context_t context, pami_xfer_t *cmd)
 {
     static const char fn[] = "PAMI_Collective";
@@ -718,6 +727,8 @@ pami_result_t PAMI_Collective(pami_context_t context, pami_xfer_t *cmd)
         return pamil_fail(PAMI_INVAL, fn, "%s is not available on geometry %u", a->d->name, g->id);
     if (g->me < 0)
         return pamil_fail(PAMI_INVAL, fn, "this task is not in geometry %u", g->id);
+    if (!a->d->build)
+        return cg_am_start(c, g, a->d->xfer, cmd);
     struct cg_coll *x = calloc(1, sizeof *x);
     if (!x)
         return pamil_fail(PAMI_ENOMEM, fn, "out of memory");

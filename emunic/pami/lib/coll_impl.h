@@ -23,6 +23,7 @@
 #define CG_GEOM_MAGIC 0x6e0e7a11u
 #define CG_ALG_MAGIC 0xa1602177u
 #define CG_MSG_ID 0       /* internal message id: collective data */
+#define CG_AM_ID 1        /* internal message id: active-message collectives */
 #define CG_SHM_CHUNK 8192 /* shared-memory buffer per member (pipelined) */
 #define CG_SHM_FANOUT 4   /* n-ary shm reduce tree */
 #define CG_CAU_MAX 64     /* CAU payload limit */
@@ -96,6 +97,9 @@ struct cg_geom {
     int destroying;
     struct cg_alg *algs;
     size_t nalgs;
+    /* active-message collective dispatch (coll_am.c), under pamil.mu */
+    struct cg_amd *amd;
+    size_t namd;
     struct cg_geom *next;
 };
 
@@ -178,6 +182,14 @@ struct cg_client {
 
 /* coll_geom.c */
 struct cg_geom *cg_geom_find(struct pamil_client *cl, unsigned id);
+
+/* coll_am.c: active-message collectives (their descs have no builder) */
+int cg_is_am(pami_xfer_type_t k);
+void cg_am_register(void);
+pami_result_t cg_am_set(struct cg_geom *g, struct pamil_context *c, pami_xfer_type_t kind, size_t id,
+                        pami_dispatch_callback_function fn, void *cookie);
+pami_result_t cg_am_start(struct pamil_context *c, struct cg_geom *g, pami_xfer_type_t kind, const pami_xfer_t *x);
+void cg_am_geom_free(struct cg_geom *g);
 
 /* coll_engine.c */
 void cg_engine_register(void);

@@ -237,7 +237,9 @@ pami_result_t pamil_reduce(pami_data_function op, const struct pamil_type *t, vo
 {
     int o = op_of(op);
     enum pt_prim p = pamil_type_prim(t);
-    if (!is_reduction(o) || !op_valid(o, p) || !pamil_type_is_contig(t))
+    /* dst and src hold packed data: a non-contiguous type of one primitive
+     * reduces like its primitive */
+    if (!is_reduction(o) || !op_valid(o, p))
         return PAMI_INVAL;
     size_t es = pamil_prim_size(p), n;
     if (pamil_type_size(t) % es || __builtin_mul_overflow(count, pamil_type_size(t) / es, &n))

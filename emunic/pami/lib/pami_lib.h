@@ -33,8 +33,11 @@
 #define PAMIL_MAX_CLIENTS 4
 #define PAMIL_MAX_CONTEXTS 64 /* the endpoint's offset field has 6 bits */
 #define PAMIL_DISPATCH_MAX 256
-#define PAMIL_SEND_IMMEDIATE_MAX EMU_INLINE_MAX /* header + data, one slot */
-#define PAMIL_RECV_IMMEDIATE_MAX 128
+/* PAMI_Send_immediate: header + data (IBM's immediate_send_overflow);
+ * copied at post like any eager send */
+#define PAMIL_SEND_IMMEDIATE_MAX 256
+#define PAMIL_RECV_IMMEDIATE_MAX 256 /* data bytes; what Send_immediate sends arrives immediate */
+#define PAMIL_EAGER_MAX 4096 /* sends copied at post, complete locally at once */
 #define PAMIL_INTERNAL_MAX 32
 
 /* ---- routing words ----
@@ -112,6 +115,7 @@ struct pamil_op {
     uint32_t pend_local, pend_remote;
     int result;        /* first failure seen (pami_result_t) */
     void *tmp;         /* library buffer freed with the op */
+    uint8_t unpulled;  /* counted in ctx->unpulled until freed */
     /* receive side */
     pami_recv_t recv;
     size_t bytes;
@@ -134,6 +138,10 @@ struct pamil_op {
  * and the op is freed once both are 0. */
 struct pamil_op *pamil_op_new(struct pamil_context *c, unsigned kind);
 void pamil_op_free(struct pamil_op *op);
+/* op's library buffer is the source of a message a peer still pulls: the
+ * context may not go away before the op completes (a task that sends and
+ * exits, as IBM's tests do, must not take the data with it). */
+void pamil_op_pulled(struct pamil_op *op);
 /* Events for op: flags say which completions (EMU_DONE_*) arrived, st is
  * an emu status, imm the NIC's word (RMW's old value) (context.c). */
 void pamil_op_event(struct pamil_op *op, unsigned flags, unsigned st, uint64_t imm);
@@ -164,6 +172,9 @@ struct pamil_context {
     struct emu_msg *inbox;
     size_t in_head, in_n, in_cap;
     atomic_size_t in_count; /* in_n, readable without the lock */
+    /* sends whose data a peer has yet to pull out of a library buffer
+     * (pamil_op_pulled): destroying the context waits for them */
+    atomic_long unpulled;
     /* posted work (PAMI_Context_post), FIFO */
     pthread_mutex_t work_mu;
     struct pamil_work_item *work_head, *work_tail;
@@ -222,6 +233,9 @@ extern struct pamil_state pamil;
 /* One stderr line naming the call, then rc. */
 pami_result_t pamil_fail(pami_result_t rc, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Record an error for PAMI_Error_text without printing it (a probe that
+ * callers expect to fail, such as an extension they may do without). */
+void pamil_note(const char *fn, const char *what);
 /* Map an emunic -errno from posting to a PAMI result (with a message). */
 pami_result_t pamil_post_result(const char *fn, int rc);
 /* Map a completion's emu status to a PAMI result. */
@@ -260,6 +274,10 @@ void pamil_drain(struct pamil_context *self);
 /* Put a synthesized entry into c's inbox (and wake its thread). */
 void pamil_inbox_push(struct pamil_context *c, const struct emu_msg *m);
 
+/* An asynchronous receive whose len bytes are in memory at src: into r's
+ * buffer by its type and data function, then r's local_fn (send.c). */
+void pamil_finish_recv(struct pamil_context *c, const pami_recv_t *r, const void *src, size_t len);
+
 /* Dispatch of inbox entries by kind (send.c). */
 void pamil_on_am(struct pamil_context *c, const struct emu_msg *am);
 
@@ -277,7 +295,7 @@ void pamil_internal_deliver(struct pamil_context *c, unsigned id, uint32_t origi
                             const void *hdr, size_t hlen, const void *data, size_t len);
 /* Send to the same client's context with c's offset on task dst. done (may
  * be NULL) runs in c's advance once data may be reused; with data of at
- * most PAMIL_SEND_IMMEDIATE_MAX - hlen bytes it is copied and done runs at
+ * most EMU_INLINE_MAX - hlen bytes it is copied and done runs at
  * the next advance. */
 pami_result_t pamil_internal_send(struct pamil_context *c, uint32_t dst, unsigned id,
                                   const void *hdr, size_t hlen, const void *data,
@@ -308,9 +326,10 @@ int pamil_type_walk(const struct pamil_type *t, size_t offset, size_t bytes,
                     pamil_run_fn fn, void *arg);
 /* Whether fn is PAMI_DATA_COPY (or NULL, which receives treat as a copy). */
 int pamil_data_is_copy(pami_data_function fn);
-/* Reductions. A reduction is a predefined type with a predefined data
- * function (PAMI_DATA_SUM ...). pamil_reduce: dst[i] = dst[i] op src[i]
- * for count elements of t; PAMI_INVAL (no message) if op is not a
+/* Reductions. A reduction is a type made of one primitive (a predefined
+ * type, or a user type of typed pieces) with a predefined data function
+ * (PAMI_DATA_SUM ...). pamil_reduce: dst[i] = dst[i] op src[i] for count
+ * elements of t, dst and src holding packed data; PAMI_INVAL (no message) if op is not a
  * reduction or not defined on t (bitwise ops on floats, MAXLOC on a
  * non-LOC type, ...). The emu mappings give the core's element type and op
  * for reductions the NIC's atomic arithmetic can execute (emu_atomic_apply),
@@ -326,5 +345,8 @@ int pamil_type_rmw_dtype(pami_type_t t);
 /* ---- async progress (async.c) ---- */
 void pamil_async_stop(struct pamil_context *c);
 void *pamil_async_symbol(const char *name);
+/* extension.c: the torus and test extensions' symbols */
+void *pamil_torus_symbol(const char *name);
+void *pamil_test_symbol(const char *name);
 
 #endif
