@@ -14,6 +14,9 @@
 #   - -O0 -g, a debug build: some tests have undefined behaviour that an
 #     optimiser turns into nonsense (long-header-matrix writes four results
 #     into a two-element array, and gcc -O1 then runs its loop past 4);
+#   - a program written for an exact number of tasks (pami_tasks) runs
+#     at that number in each layout's shape: at 2x2, a 2-task program
+#     runs at 1x2 (the node-local pair the 2x2 layout adds);
 #   - pami_timeouts gives some programs their own timeout: a benchmark of
 #     millions of round trips longer than PAMI_LONG_OVER seconds (default
 #     120) runs only with PAMI_LONG=1 (make check-clients-full), otherwise
@@ -22,7 +25,7 @@
 #
 # Environment:
 #   PAMI_LAYOUTS  layouts, NODESxRPN (default "2x1 2x2")
-#   PAMI_TIMEOUT  emunic-run --timeout of each program (default 60)
+#   PAMI_TIMEOUT  emunic-run --timeout of each program (default 120)
 #   PAMI_ONLY     a grep -E pattern: run only the programs it matches
 #   PAMI_LONG     1: also run the long benchmarks of pami_timeouts
 # shellcheck shell=bash
@@ -48,7 +51,7 @@ pami_build() {
 
 stage_pami() {
     local tarball api src name bin layout list=$here/pami_known_failures
-    local tmo=${PAMI_TIMEOUT:-60} why
+    local tmo=${PAMI_TIMEOUT:-120} why
     tarball=$(archive 'pami-ibm-*.tar.gz') || { nfail=$((nfail + 1)); failed_list+=("PAMI archive"); return; }
     step "PAMI test/api: unpack $(basename "$tarball")"
     mkdir -p "$work/pami-src" "$work/pami-bin" "$work/pami-logs"
@@ -88,10 +91,16 @@ stage_pami() {
                 continue
             fi
             t=${t:-$tmo}
+            local n=${layout%x*} r=${layout#*x} only
+            only=$(awk -v p="$name" '$1 == p { print $2; exit }' "$here/pami_tasks")
+            if [ -n "$only" ] && [ $((n * r)) -ne "$only" ]; then
+                # a program for exactly `only` tasks: the same shape at that size
+                if [ "$r" -gt 1 ]; then n=1 r=$only; else n=$only r=1; fi
+            fi
             # each runs in its own source directory, where its data files are
             cd "$api/$(dirname "$name")" || return
             LISTED_WRAP="prlimit --stack=268435456 --" EMUNIC_PAMI_HWTHREADS=8 \
-                listed_run "PAMI $name $layout" "$name" "$list" pami "${layout%x*}" "${layout#*x}" "$t" \
+                listed_run "PAMI $name ${n}x$r" "$name" "$list" pami "$n" "$r" "$t" \
                     "$work/pami-logs/$(basename "$bin").$layout.log" "$bin"
             cd - >/dev/null || return
         done

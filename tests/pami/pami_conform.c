@@ -338,7 +338,7 @@ static void immediates(void)
         s.data.iov_base = d;
         s.data.iov_len = 256 - sizeof h;
         CHECK_RC(PAMI_Send_immediate(pt_ctx[0], &s), PAMI_SUCCESS);
-        memset(d, 0, 256); /* the buffers are free on return */
+        memset(d, 0, 256 - sizeof h); /* the buffers are free on return */
         want++;
         /* one more byte is refused */
         free(d);

@@ -2,8 +2,11 @@
  * messages, shared-memory steps polled from posted work, CAU steps that
  * complete with a module event, and early arrivals kept as unexpected. */
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "emunic/waiter.h"
 
 #include "coll_impl.h"
 
@@ -55,6 +58,26 @@ void *cg_tmp(struct cg_coll *x, size_t len)
 size_t cg_shm_size(uint32_t nlocal)
 {
     return (size_t)(nlocal + 2) * SLOT;
+}
+
+/* A leader about to free its node's area (client destroy): the members
+ * may not have read the last broadcast yet (a barrier's release), and the
+ * leader's process may exit next, taking the area with it. Wait until
+ * every member says it has (bounded: a member that died never will). */
+void cg_shm_quiesce(char *shm, uint32_t nlocal, uint64_t bseq)
+{
+    int64_t end = emu_now_ns() + 10ll * 1000000000;
+    for (uint32_t j = 1; j < nlocal; j++) {
+        uint64_t *done = (uint64_t *)(shm + (size_t)j * SLOT + 64);
+        while (__atomic_load_n(done, __ATOMIC_ACQUIRE) < bseq) {
+            if (emu_now_ns() > end) {
+                fprintf(stderr, "emunic pami: a node's shared collective area is freed before member %u read "
+                                "its last broadcast\n", j);
+                return;
+            }
+            sched_yield();
+        }
+    }
 }
 
 static uint64_t *shm_arrive(struct cg_geom *g, uint32_t i) { return (uint64_t *)(g->shm + (size_t)i * SLOT); }

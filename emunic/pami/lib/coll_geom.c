@@ -76,8 +76,10 @@ static struct cg_geom *geom_new(struct pamil_client *cl, unsigned id, const uint
 
 static void geom_free(struct cg_geom *g)
 {
-    if (g->shm_own)
+    if (g->shm_own) {
+        cg_shm_quiesce(g->shm_own, g->nlocal, g->shm_bseq);
         emunic_free(g->shm_own);
+    }
     g->magic = 0;
     free(g->tasks);
     free(g->leaders);
@@ -190,8 +192,10 @@ void pamil_coll_client_fini(struct pamil_client *cl)
         geom_free(g);
         g = nx;
     }
-    for (size_t i = 0; i < s->ngrave; i++)
-        emunic_free(s->grave[i]);
+    for (size_t i = 0; i < s->ngrave; i++) {
+        cg_shm_quiesce(s->grave[i].shm, s->grave[i].nlocal, s->grave[i].bseq);
+        emunic_free(s->grave[i].shm);
+    }
     free(s->grave);
     free(s);
     cl->world = NULL;
@@ -471,11 +475,11 @@ pami_result_t PAMI_Geometry_destroy(pami_client_t client, pami_geometry_t *geome
                               g->id);
         struct cg_client *s = cl_state(cl);
         if (g->shm_own) {
-            void **gr = realloc(s->grave, (s->ngrave + 1) * sizeof *gr);
+            struct cg_grave *gr = realloc(s->grave, (s->ngrave + 1) * sizeof *gr);
             if (!gr)
                 return pamil_fail(PAMI_ENOMEM, fnn, "out of memory");
             s->grave = gr;
-            s->grave[s->ngrave++] = g->shm_own;
+            s->grave[s->ngrave++] = (struct cg_grave){g->shm_own, g->nlocal, g->shm_bseq};
             g->shm_own = NULL;
         }
         geom_unlink(g);

@@ -176,8 +176,13 @@ struct cg_client {
     struct cg_geom *geoms;
     /* shared areas of geometries destroyed without an agreement round:
      * a slower member may still read them, so they live until the client */
-    void **grave;
+    struct cg_grave *grave;
     size_t ngrave;
+};
+struct cg_grave {
+    void *shm;
+    uint32_t nlocal;
+    uint64_t bseq; /* broadcasts the members must have read */
 };
 
 /* coll_geom.c */
@@ -201,6 +206,7 @@ void cg_ctx_fini(struct pamil_context *c);
 void cg_on_module(struct pamil_context *c, const struct emu_msg *m);
 /* shm region size for n local members */
 size_t cg_shm_size(uint32_t nlocal);
+void cg_shm_quiesce(char *shm, uint32_t nlocal, uint64_t bseq);
 
 /* coll_algo.c: builders (return 0 or a pami_result_t) */
 /* A group: a list of geometry ranks; me = my index or -1. */
