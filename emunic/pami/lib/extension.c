@@ -2,6 +2,7 @@
  *   EXT_async_progress  progress threads (async.c)
  *   EXT_torus_network   the job's network as a torus (emunic_torus_*)
  *   EXT_test_extension  IBM's extension-mechanism test ("foo", "bar")
+ *   EXT_collsel         PE's collective-selection tuner (collsel*.c)
  * Any other name is PAMI_UNIMPL, recorded but not printed: clients probe
  * for extensions and carry on without them. */
 #include <stdio.h>
@@ -19,6 +20,7 @@ static const struct ext_kind kinds[] = {
     {"EXT_async_progress", pamil_async_symbol},
     {"EXT_torus_network", pamil_torus_symbol},
     {"EXT_test_extension", pamil_test_symbol},
+    {"EXT_collsel", pamil_collsel_symbol},
 };
 
 struct pamil_ext {

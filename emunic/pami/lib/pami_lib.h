@@ -348,5 +348,6 @@ void *pamil_async_symbol(const char *name);
 /* extension.c: the torus and test extensions' symbols */
 void *pamil_torus_symbol(const char *name);
 void *pamil_test_symbol(const char *name);
+void *pamil_collsel_symbol(const char *name);
 
 #endif
