@@ -315,6 +315,40 @@ static void events(void)
     }
 }
 
+/* An events.remote_fn the caller never set (IBM's test/api barrier()
+ * leaves it as stack garbage; 0x64 there) is taken as NULL with one line,
+ * once: the message still arrives, local_fn still runs, and the remote
+ * completion does not call the garbage. */
+static void garbage_event(void)
+{
+    for (int round = 0; round < 2; round++) {
+        uint32_t seq = seqno++;
+        build(right, D_DEFAULT, sizeof(struct hdr), 100, seq);
+        count_sent(right);
+        atomic_long l = 0;
+        pami_send_t s;
+        memset(&s, 0, sizeof s);
+        s.send.dest = pt_ep(right, 0);
+        s.send.dispatch = D_DEFAULT;
+        s.send.header.iov_base = hbuf;
+        s.send.header.iov_len = sizeof(struct hdr);
+        s.send.data.iov_base = src;
+        s.send.data.iov_len = 100;
+        s.events.cookie = &l;
+        s.events.local_fn = pt_count_cb;
+        s.events.remote_fn = (pami_event_function)(uintptr_t)0x64;
+        if (round == 0)
+            CHECK_ERR(PAMI_Send(pt_ctx[0], &s), PAMI_SUCCESS, "events.remote_fn");
+        else
+            CHECK_QUIET(PAMI_Send(pt_ctx[0], &s), PAMI_SUCCESS);
+        pt_wait(pt_ctx[0], &l, 1, 20);
+        wait_recvs(__LINE__);
+        pt_barrier();
+        pt_advance_for(pt_ctx[0], 0.05); /* where the remote completion would come */
+        CHECK(atomic_load(&l) == 1, "local_fn ran %ld times", atomic_load(&l));
+    }
+}
+
 /* ---- typed sends and receives ---- */
 
 /* Sender: 4-byte blocks every 12 bytes. Receiver: 8-byte blocks every 20. */
@@ -646,6 +680,7 @@ int main(int argc, char **argv)
     burst();
     immediate();
     events();
+    garbage_event();
     typed();
     all_ids(); /* last: it replaces the functions of ids 0..3 */
     free(src);

@@ -4,6 +4,8 @@
  * virtual address and waits for every task to do the same. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,19 @@ pami_result_t pamil_fail(pami_result_t rc, const char *fn, const char *fmt, ...)
     snprintf(last_error, sizeof last_error, "%s: %s", fn, buf);
     fprintf(stderr, "emunic pami: task %u: %s\n", emunic_initialized() ? emunic_rank() : 0, last_error);
     return rc;
+}
+
+pami_event_function pamil_event_fn(const char *fn, const char *field, pami_event_function f)
+{
+    enum { FIRST_MAPPABLE = 65536 };
+    static atomic_flag warned = ATOMIC_FLAG_INIT; /* the first one says it; a loop would flood */
+    if (!f || (uintptr_t)f >= FIRST_MAPPABLE)
+        return f;
+    if (!atomic_flag_test_and_set(&warned))
+        fprintf(stderr, "emunic pami: task %u: %s: %s is %p, which cannot be code (left uninitialized?); "
+                        "taken as NULL (said once)\n", emunic_initialized() ? emunic_rank() : 0, fn, field,
+                (void *)(uintptr_t)f);
+    return NULL;
 }
 
 void pamil_note(const char *fn, const char *what)

@@ -233,6 +233,13 @@ extern struct pamil_state pamil;
 /* One stderr line naming the call, then rc. */
 pami_result_t pamil_fail(pami_result_t rc, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* An event function from the caller's parameters. A pointer into the
+ * first 64 KiB, below any mapping Linux allows, cannot be code: it is a
+ * field the caller never set (IBM's test/api barrier() sends with a stack
+ * pami_send_t whose remote_fn holds whatever the stack held). It is taken
+ * as NULL, with one warning per task, instead of being called
+ * when the completion comes. */
+pami_event_function pamil_event_fn(const char *fn, const char *field, pami_event_function f);
 /* Record an error for PAMI_Error_text without printing it (a probe that
  * callers expect to fail, such as an extension they may do without). */
 void pamil_note(const char *fn, const char *what);

@@ -144,7 +144,7 @@ static pami_result_t rma_common(struct pamil_context *c, struct xfer *x, const p
         return r;
     x->task = PAMIL_EP_TASK(rma->dest);
     x->bytes = rma->bytes;
-    x->done_fn = rma->done_fn;
+    x->done_fn = pamil_event_fn(x->fn, "done_fn", rma->done_fn);
     x->cookie = rma->cookie;
     return PAMI_SUCCESS;
 }
@@ -158,7 +158,7 @@ static pami_result_t by_address(const char *fn, pami_context_t context, const pa
     struct pamil_context *c = pamil_context_of(fn, context);
     if (!c)
         return PAMI_INVAL;
-    struct xfer x = {.fn = fn, .write = write, .rdone_fn = rdone};
+    struct xfer x = {.fn = fn, .write = write, .rdone_fn = pamil_event_fn(fn, "rdone_fn", rdone)};
     pami_result_t r = rma_common(c, &x, rma);
     if (r != PAMI_SUCCESS)
         return r;
@@ -186,7 +186,7 @@ static pami_result_t by_region(const char *fn, pami_context_t context, const pam
     struct pamil_context *c = pamil_context_of(fn, context);
     if (!c)
         return PAMI_INVAL;
-    struct xfer x = {.fn = fn, .write = write, .rdone_fn = rdone};
+    struct xfer x = {.fn = fn, .write = write, .rdone_fn = pamil_event_fn(fn, "rdone_fn", rdone)};
     pami_result_t r = rma_common(c, &x, rma);
     if (r != PAMI_SUCCESS)
         return r;

@@ -156,7 +156,8 @@ pami_result_t PAMI_Send(pami_context_t context, pami_send_t *parameters)
         .dest = parameters->send.dest, .dispatch = parameters->send.dispatch,
         .hdr = parameters->send.header.iov_base, .hlen = parameters->send.header.iov_len,
         .data = parameters->send.data.iov_base, .dlen = parameters->send.data.iov_len,
-        .local_fn = parameters->events.local_fn, .remote_fn = parameters->events.remote_fn,
+        .local_fn = pamil_event_fn(fn, "events.local_fn", parameters->events.local_fn),
+        .remote_fn = pamil_event_fn(fn, "events.remote_fn", parameters->events.remote_fn),
         .cookie = parameters->events.cookie,
     };
     return post_send(fn, c, &a);
@@ -214,7 +215,8 @@ pami_result_t PAMI_Send_typed(pami_context_t context, pami_send_typed_t *paramet
         .dest = parameters->send.dest, .dispatch = parameters->send.dispatch,
         .hdr = parameters->send.header.iov_base, .hlen = parameters->send.header.iov_len,
         .data = packed, .dlen = bytes, .tmp = packed,
-        .local_fn = parameters->events.local_fn, .remote_fn = parameters->events.remote_fn,
+        .local_fn = pamil_event_fn(fn, "events.local_fn", parameters->events.local_fn),
+        .remote_fn = pamil_event_fn(fn, "events.remote_fn", parameters->events.remote_fn),
         .cookie = parameters->events.cookie,
     };
     return post_send(fn, c, &a);
