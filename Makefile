@@ -13,7 +13,7 @@ help:
 	@echo "make demo        install deps, build, run a 2-node demo job"
 	@echo "make check       install deps, build, run every test (plain, ASan+UBSan, TSan, fuzz, clients)"
 	@echo "make check-fast  the plain build's tests only"
-	@echo "make check-clients  real clients' own suites (SOS, Portals 4 reference, IBM PAMI test/api, GA) against installed emunic"
+	@echo "make check-clients  real clients' own suites (SOS, Portals 4 reference, IBM PAMI test/api, GA, ARMCI's classic tests) against installed emunic"
 	@echo "make check-clients-full  the same, with the long PAMI benchmarks (tests/clients/pami_timeouts)"
 	@echo "make check-fuzz  the parsers' libFuzzer harnesses, 60 s each (make fuzz: 300 s each)"
 	@echo "make install     build, then install into PREFIX (default /usr/local)"

@@ -6,7 +6,7 @@
 #   tests/clients/run.sh [-b BUILD_DIR] [STAGE...]
 #
 #   -b BUILD_DIR  the emunic build to install (default: build/)
-#   STAGE         sos, portals4, pami, ga (default: all of them)
+#   STAGE         sos, portals4, pami, ga, armci (default: all of them)
 # Environment:
 #   EMUNIC_CLIENTS   where the archives are (default: ../shared/clients
 #                    beside the source tree); absent: one line, exit 0
@@ -31,7 +31,7 @@ while getopts b:h opt; do
 done
 shift $((OPTIND - 1))
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(sos portals4 pami ga)
+[ ${#stages[@]} -eq 0 ] && stages=(sos portals4 pami ga armci)
 
 # shellcheck source=tests/clients/lib.sh
 . "$here/lib.sh"
@@ -43,6 +43,8 @@ stages=("$@")
 . "$here/pami_api.sh"
 # shellcheck source=tests/clients/ga.sh
 . "$here/ga.sh"
+# shellcheck source=tests/clients/armci_classic.sh
+. "$here/armci_classic.sh"
 
 clients=$(clients_dir)
 if [ -z "$clients" ]; then
@@ -66,7 +68,8 @@ for s in "${stages[@]}"; do
         portals4) stage_portals4 ;;
         pami) stage_pami ;;
         ga) stage_ga ;;
-        *) echo "clients: unknown stage '$s' (sos, portals4, pami, ga)" >&2; exit 2 ;;
+        armci) stage_armci ;;
+        *) echo "clients: unknown stage '$s' (sos, portals4, pami, ga, armci)" >&2; exit 2 ;;
     esac
 done
 
