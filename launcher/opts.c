@@ -17,7 +17,7 @@
 enum {
     OPT_NIC = 256, OPT_BIND, OPT_TIMEOUT, OPT_HEAP, OPT_KEEP, OPT_NOPREFIX, OPT_NOPMI, OPT_PMIPORT,
     OPT_INFO, OPT_CLEANUP, OPT_VERSION, OPT_MACHINE, OPT_DILATE, OPT_CONGESTION, OPT_FAULT,
-    OPT_FAULTS, OPT_SEED, OPT_UNRELIABLE, OPT_STATS, OPT_STATS_JSON, OPT_TRACE,
+    OPT_FAULTS, OPT_SEED, OPT_UNRELIABLE, OPT_STATS, OPT_STATS_JSON, OPT_TRACE, OPT_NOASLR,
 };
 
 static const struct option longopts[] = {
@@ -31,6 +31,7 @@ static const struct option longopts[] = {
     {"no-prefix", no_argument, NULL, OPT_NOPREFIX},
     {"no-pmi", no_argument, NULL, OPT_NOPMI},
     {"pmi-port", no_argument, NULL, OPT_PMIPORT},
+    {"no-aslr", no_argument, NULL, OPT_NOASLR},
     {"machine", required_argument, NULL, OPT_MACHINE},
     {"dilate", required_argument, NULL, OPT_DILATE},
     {"congestion", required_argument, NULL, OPT_CONGESTION},
@@ -250,6 +251,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
         case OPT_NOPREFIX: o->no_prefix = true; break;
         case OPT_NOPMI: o->no_pmi = true; break;
         case OPT_PMIPORT: o->pmi_port = true; break;
+        case OPT_NOASLR: o->no_aslr = true; break;
         case OPT_MACHINE: o->machine_spec = optarg; break;
         case OPT_DILATE: rc = netopts_dilate(optarg, &o->dilate); break;
         case OPT_CONGESTION: o->congestion_spec = optarg; break;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -153,6 +154,13 @@ static _Noreturn void child_exec(const struct launcher *L, uint32_t node,
             unsetenv(pv[i]);
     }
     child_signals(L);
+    /* Blue Gene's CNK maps every process of a job alike, and BG/P code
+     * passes one rank's addresses to another (OSPRI A1's benchmarks) */
+    if (rank >= 0 && L->o->no_aslr &&
+        personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE) == -1) {
+        msg("cannot start rank %d without address randomisation: personality: %s", rank, strerror(errno));
+        _exit(127);
+    }
 
     execv(path, argv);
     int err = errno;

@@ -10,7 +10,7 @@ for h in --help -h; do
     [[ ! -s $ERR ]] || fail "stderr not empty"
     expect_out "^Usage: emunic-run -N NODES -n RANKS_PER_NODE"
     for opt in "-N, --nodes" "-n, --ranks-per-node" "--nic core\|portals\|pami\|dcmf" "--bind none\|core\|numa" \
-               "--timeout SEC" "--heap BYTES\[K\|M\|G\]" "--keep-going" "--no-prefix" "--no-pmi" "--pmi-port" "-v, --verbose" \
+               "--timeout SEC" "--heap BYTES\[K\|M\|G\]" "--keep-going" "--no-prefix" "--no-pmi" "--pmi-port" "--no-aslr" "-v, --verbose" \
                "--info" "--cleanup" "-h, --help" "--version"; do
         expect_out "^  +$opt"
     done

@@ -13,6 +13,8 @@
  *   survive    outlive the launcher (clear PDEATHSIG), as a stuck rank might
  *   cpus       print the CPUs the process may run on
  *   eventfds   print how many eventfds the process holds
+ *   layout     print whether address randomisation is off, and where main
+ *              and a fresh 64-byte malloc block are
  *   init, barrier, finalize   the emunic core calls; failures exit 10
  *   ready      print "ready" (after init+barrier: the whole job is up)
  *   hold=MS    wait for completions up to MS ms; exit 3 if the NIC is gone
@@ -23,9 +25,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,6 +169,8 @@ static void check(const char *what, int rc)
     }
 }
 
+int main(int argc, char **argv); /* layout prints where it is */
+
 static void act(const char *a)
 {
     if (strncmp(a, "tag=", 4) == 0) {
@@ -198,6 +204,9 @@ static void act(const char *a)
         print_cpus();
     } else if (strcmp(a, "eventfds") == 0) {
         print_eventfds();
+    } else if (strcmp(a, "layout") == 0) {
+        int norand = (personality(0xffffffff) & ADDR_NO_RANDOMIZE) != 0;
+        printf("layout norand=%d main=%p heap=%p\n", norand, (void *)(uintptr_t)main, malloc(64));
     } else if (strcmp(a, "init") == 0) {
         check("emunic_init", emunic_init());
     } else if (strcmp(a, "barrier") == 0) {

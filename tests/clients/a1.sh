@@ -21,6 +21,8 @@
 #  - benchmarks/a1/Makefile is written for mpixlc_r on BG/P; we pass CC=mpicc.mpich, COPT,
 #    INCLUDE and LIBS on the make command line.
 #  - -fcommon: A1 and its benchmarks define globals in headers.
+#  - at run time emunic-run --no-aslr, as BG/P's CNK ran every rank (A1_Put_bw
+#    passes the target's buffer address as its local source).
 #  - at run time LD_PRELOAD=libjemalloc.so.2 hides A1's one-past-the-end write in
 #    A1DI_Handle_pool_initialize (dcmfd_handlepool.c) from glibc's heap checks.
 set -eu
@@ -87,7 +89,9 @@ for x in "$SRC"/benchmarks/a1/*.x; do
         N=${lay%x*}; n=${lay#*x}
         log=$WORK/runs/$p.$lay.log
         set +e
-        LD_PRELOAD=$JEMALLOC "$PREFIX/bin/emunic-run" -N "$N" -n "$n" --nic dcmf \
+        # --no-aslr: BG/P's CNK put every rank's allocations at the same
+        # addresses, and A1_Put_bw passes the target's buffer as its source
+        LD_PRELOAD=$JEMALLOC "$PREFIX/bin/emunic-run" -N "$N" -n "$n" --nic dcmf --no-aslr \
             --timeout "$TIMEOUT" -- "$x" > "$log" 2>&1
         rc=$?
         set -e
