@@ -7,6 +7,7 @@ PKGS=(build-essential cmake pkg-config liburing-dev libhwloc-dev libcmocka-dev l
       libglobalarrays-dev libscalapack-mpich-dev
       autoconf automake libtool gfortran  # building the real clients (make check-clients)
       libxml2-dev  # the Portals 4 reference's XML-driven conformance tests (test/sfw)
+      automake1.11 libjemalloc2  # OSPRI A1's own build (automake 1.11) and its run glue (tests/clients/a1.sh)
       clang)  # libFuzzer, for the parsers' fuzz harnesses (make check-fuzz)
 
 is_debian() {

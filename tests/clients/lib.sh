@@ -81,12 +81,18 @@ suite_pass=0 suite_fail=0 suite_xfail=0
 # named in the file LIST ("name reason" lines) counts as expected, its
 # reason printed; a listed program that passes says so, so that the list is
 # kept honest. LISTED_WRAP, if set, is a command prefix for emunic-run
-# (such as prlimit with a bigger stack).
+# (such as prlimit with a bigger stack); LISTED_OPTS more emunic-run
+# options; LISTED_BAD a grep -E pattern of log lines that fail a run which
+# exits 0 (for clients that ignore the statuses they get).
 listed_run() {
     local label=$1 name=$2 list=$3 nic=$4 n=$5 r=$6 tmo=$7 log=$8 runner rc=0 why
     shift 8
-    runner="${LISTED_WRAP:+$LISTED_WRAP }$prefix/bin/emunic-run --nic $nic -N $n -n $r --timeout $tmo --"
+    runner="${LISTED_WRAP:+$LISTED_WRAP }$prefix/bin/emunic-run --nic $nic -N $n -n $r${LISTED_OPTS:+ $LISTED_OPTS} --timeout $tmo --"
     LD_LIBRARY_PATH="$prefix/lib" $runner "$@" >"$log" 2>&1 || rc=$?
+    if [ $rc -eq 0 ] && [ -n "${LISTED_BAD:-}" ] && grep -qE -- "$LISTED_BAD" "$log"; then
+        rc=1
+        echo "  $label: exit 0, but its log has error lines (/$LISTED_BAD/): counted as rc 1"
+    fi
     why=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$list")
     if [ $rc -eq 0 ]; then
         npass=$((npass + 1)); suite_pass=$((suite_pass + 1))

@@ -6,7 +6,7 @@
 #   tests/clients/run.sh [-b BUILD_DIR] [STAGE...]
 #
 #   -b BUILD_DIR  the emunic build to install (default: build/)
-#   STAGE         sos, portals4, pami, ga, armci (default: all of them)
+#   STAGE         sos, portals4, pami, ga, armci, a1 (default: all of them)
 # Environment:
 #   EMUNIC_CLIENTS   where the archives are (default: ../shared/clients
 #                    beside the source tree); absent: one line, exit 0
@@ -31,7 +31,7 @@ while getopts b:h opt; do
 done
 shift $((OPTIND - 1))
 stages=("$@")
-[ ${#stages[@]} -eq 0 ] && stages=(sos portals4 pami ga armci)
+[ ${#stages[@]} -eq 0 ] && stages=(sos portals4 pami ga armci a1)
 
 # shellcheck source=tests/clients/lib.sh
 . "$here/lib.sh"
@@ -45,6 +45,8 @@ stages=("$@")
 . "$here/ga.sh"
 # shellcheck source=tests/clients/armci_classic.sh
 . "$here/armci_classic.sh"
+# shellcheck source=tests/clients/a1.sh
+. "$here/a1.sh"
 
 clients=$(clients_dir)
 if [ -z "$clients" ]; then
@@ -69,7 +71,8 @@ for s in "${stages[@]}"; do
         pami) stage_pami ;;
         ga) stage_ga ;;
         armci) stage_armci ;;
-        *) echo "clients: unknown stage '$s' (sos, portals4, pami, ga, armci)" >&2; exit 2 ;;
+        a1) stage_a1 ;;
+        *) echo "clients: unknown stage '$s' (sos, portals4, pami, ga, armci, a1)" >&2; exit 2 ;;
     esac
 done
 

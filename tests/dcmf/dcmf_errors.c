@@ -3,7 +3,8 @@
  * leaves the library working: calls before DCMF_Messager_initialize
  * (DCMF_ERROR), unregistered / NULL / wrong-kind protocols, NULL requests,
  * ranks out of range, bad consistency, msginfo count and pointers, requests
- * still in use, bad registrations.
+ * still in use, bad registrations; a flood of refused gets reported in a
+ * bounded number of lines.
  *
  * Argument "outside": run as a plain program (not under emunic-run); the
  * calls before initialize behave the same, and DCMF_Messager_initialize
@@ -157,6 +158,38 @@ static void exhaustion(void)
 /* ---- a peer that has finalized ---- */
 
 static volatile int global_errors, global_peer = -1, global_result;
+
+/* Gets the target's kernel refuses (an address below 64 KiB, inside a
+ * whole-address-space region): each fails through cb_done, and stderr has
+ * one line for each of the first 10, then only the 100th, 1000th, ... (a
+ * client that ignores statuses, as OSPRI A1's get benchmark, made millions
+ * of lines). Runs before any other failure of this process. */
+static void refused_flood(size_t to, DCMF_Memregion_t *dm)
+{
+    DCMF_Memregion_t whole, *all = dt_xmalloc(dt_np * sizeof whole);
+    size_t bytes = 0;
+    CHECK_RC(DCMF_Memregion_create(&whole, &bytes, (size_t)-1, NULL, 0), DCMF_SUCCESS);
+    dt_exchange_regions(&whole, all);
+    enum { N = 150 };
+    struct dt_rec g;
+    dt_rec_init(&g);
+    DCMF_Request_t req;
+    char line[512];
+    ERRCAP_BEGIN();
+    for (int i = 0; i < N; i++) {
+        CHECK_RC(DCMF_Get(&get_p, &req, dt_done(&g), DCMF_SEQUENTIAL_CONSISTENCY, to, 8, &all[to], dm, 0x1000, 0),
+                 DCMF_SUCCESS);
+        wait_until(&g.calls, i + 1, DT_WAIT_S);
+    }
+    int lines = errcap_end(line, sizeof line);
+    CHECK(dt_get(&g.errors) == N && dt_get(&g.result) == DCMF_ERROR,
+          "refused gets: %d of %d cb_done with an error, result %d", dt_get(&g.errors), N, dt_get(&g.result));
+    CHECK(lines == 11 && strstr(line, "get to rank") && strstr(line, "refused"),
+          "%d refused gets: %d stderr lines, expected 11 (10, then the 100th); first: \"%s\"", N, lines, line);
+    dt_barrier(); /* nobody's region goes while a peer still gets from it */
+    CHECK_RC(DCMF_Memregion_destroy(&whole), DCMF_SUCCESS);
+    free(all);
+}
 
 static void on_global_error(DCMF_Error_t *e, size_t peer)
 {
@@ -418,6 +451,7 @@ int main(int argc, char **argv)
     dt_barrier();
     CHECK_PAT(dst, BIG, 77, 0, "put from my left neighbour that was in flight during its refused reuses");
     CHECK(dt_get(&never.calls) == 0, "a refused call ran a callback");
+    refused_flood(to, &dm);
     exhaustion();
     dead_peer(&sm, all_dst);
     free(src);

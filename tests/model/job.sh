@@ -62,8 +62,11 @@ one=$US stalls=$STALLS
 bw_us "fifo_depth: 1"
 fifo=$US
 echo "us per put: unbounded $free, credits 1: $one (stalls $stalls), fifo_depth 1: $fifo"
+# Lower bounds only: the 1 ms latency is a floor a held put cannot beat,
+# while a loaded host can slow the unbounded window to near it (CI,
+# 2026-11-27: unbounded 626 us, credits 1045 us), so no ratio is asked.
 for v in "$one" "$fifo"; do
-    awk -v v="$v" -v f="$free" 'BEGIN { exit !(v >= 950 && v > 2 * f) }' ||
-        fail "a put with one message in flight took $v us (unbounded: $free; want >= 950 and > 2x)"
+    awk -v v="$v" 'BEGIN { exit !(v >= 950) }' ||
+        fail "a put with one message in flight took $v us (unbounded: $free; want >= 950)"
 done
 [[ -n $stalls && $stalls -gt 0 ]] || fail "credits 1: no credit_stalls counted"

@@ -4,6 +4,7 @@
  * NIC has still to read its descriptor); so the slot, not the client's
  * request, is what the NIC's completions name. */
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -71,12 +72,35 @@ static void call(DCMF_Callback_t cb, int status)
     }
 }
 
+/* Print the first REPORT_ALL failures, then the 100th, 1000th, ...: a
+ * client that ignores statuses and retries (OSPRI A1's get benchmark)
+ * would otherwise write a line per failure, millions of them. */
+enum { REPORT_ALL = 10 };
+
+static int worth_a_line(unsigned long n)
+{
+    if (n <= REPORT_ALL)
+        return 1;
+    while (n % 10 == 0)
+        n /= 10;
+    return n == 1;
+}
+
 static void report(const struct dcmfl_req *r, int status)
 {
     static const char *const what[] = {"?", "put", "get", "send", "receive"};
-    fprintf(stderr, "emunic dcmf: rank %u: %s to rank %u (%llu bytes) failed: %s\n", dcmfl.rank,
-            what[r->kind <= DCMFL_R_RECV ? r->kind : 0], r->rank, (unsigned long long)r->bytes,
-            emu_status_str((unsigned)status));
+    static _Atomic unsigned long failures;
+    unsigned long n = atomic_fetch_add(&failures, 1) + 1;
+    if (worth_a_line(n)) {
+        char more[96] = "";
+        if (n == REPORT_ALL)
+            snprintf(more, sizeof more, " (later failures: only the 100th, 1000th, ... are printed)");
+        else if (n > REPORT_ALL)
+            snprintf(more, sizeof more, " (failure %lu of this rank)", n);
+        fprintf(stderr, "emunic dcmf: rank %u: %s to rank %u (%llu bytes) failed: %s%s\n", dcmfl.rank,
+                what[r->kind <= DCMFL_R_RECV ? r->kind : 0], r->rank, (unsigned long long)r->bytes,
+                emu_status_str((unsigned)status), more);
+    }
     if (status == EMU_E_DEAD && dcmfl.on_error) {
         DCMF_Error_t e = {DCMF_SHUTDOWN};
         dcmfl.on_error(&e, r->rank);
