@@ -158,11 +158,11 @@ static void build(size_t to, size_t dispatch, size_t hlen, size_t len, uint32_t 
 
 /* One send to `to` with both completions; waits for them and for the one
  * message from `from` (the matching sender) to be received completely. */
-static void exchange(size_t to, size_t dispatch, size_t hlen, size_t len)
+/* A PAMI_Send of a checked header (hlen bytes) and len bytes to `to`,
+ * counted as sent; its events are the caller's to set. */
+static pami_send_t prepared_send(size_t to, size_t dispatch, size_t hlen, size_t len)
 {
-    uint32_t seq = seqno++;
-    build(to, dispatch, hlen, len, seq);
-    atomic_long local = 0, remote = 0;
+    build(to, dispatch, hlen, len, seqno++);
     count_sent(to);
     pami_send_t s;
     memset(&s, 0, sizeof s);
@@ -172,6 +172,13 @@ static void exchange(size_t to, size_t dispatch, size_t hlen, size_t len)
     s.send.header.iov_len = hlen;
     s.send.data.iov_base = len ? src : NULL;
     s.send.data.iov_len = len;
+    return s;
+}
+
+static void exchange(size_t to, size_t dispatch, size_t hlen, size_t len)
+{
+    atomic_long local = 0, remote = 0;
+    pami_send_t s = prepared_send(to, dispatch, hlen, len);
     s.events.cookie = &local;
     s.events.local_fn = pt_count_cb;
     s.events.remote_fn = pt_count_cb;
@@ -285,18 +292,8 @@ static void events(void)
     const size_t lens[] = {0, 100, 5000, 300000};
     for (size_t i = 0; i < 4; i++) {
         for (int which = 0; which < 3; which++) { /* local only, remote only, none */
-            uint32_t seq = seqno++;
-            build(right, D_DEFAULT, sizeof(struct hdr), lens[i], seq);
-            count_sent(right);
             atomic_long l = 0, r = 0;
-            pami_send_t s;
-            memset(&s, 0, sizeof s);
-            s.send.dest = pt_ep(right, 0);
-            s.send.dispatch = D_DEFAULT;
-            s.send.header.iov_base = hbuf;
-            s.send.header.iov_len = sizeof(struct hdr);
-            s.send.data.iov_base = src;
-            s.send.data.iov_len = lens[i];
+            pami_send_t s = prepared_send(right, D_DEFAULT, sizeof(struct hdr), lens[i]);
             s.events.cookie = which == 0 ? (void *)&l : (void *)&r;
             s.events.local_fn = which == 0 ? pt_count_cb : NULL;
             s.events.remote_fn = which == 1 ? pt_count_cb : NULL;
@@ -322,18 +319,8 @@ static void events(void)
 static void garbage_event(void)
 {
     for (int round = 0; round < 2; round++) {
-        uint32_t seq = seqno++;
-        build(right, D_DEFAULT, sizeof(struct hdr), 100, seq);
-        count_sent(right);
         atomic_long l = 0;
-        pami_send_t s;
-        memset(&s, 0, sizeof s);
-        s.send.dest = pt_ep(right, 0);
-        s.send.dispatch = D_DEFAULT;
-        s.send.header.iov_base = hbuf;
-        s.send.header.iov_len = sizeof(struct hdr);
-        s.send.data.iov_base = src;
-        s.send.data.iov_len = 100;
+        pami_send_t s = prepared_send(right, D_DEFAULT, sizeof(struct hdr), 100);
         s.events.cookie = &l;
         s.events.local_fn = pt_count_cb;
         s.events.remote_fn = (pami_event_function)(uintptr_t)0x64;
