@@ -75,7 +75,7 @@ stage_a1() {
             tmo=${A1_TIMEOUT:-300}
             # a listed program gets 60 s: the latency benchmarks' barrier
             # mismatch can deadlock
-            grep -q "^$p " "$list" && tmo=60
+            [ -z "$(list_reason "$p" "$list")" ] || tmo=60
             # its target rank sleep(240)s while rank 0 measures
             [ "$p" = A1_PutS_overlap ] && tmo=420
             LISTED_WRAP="env LD_PRELOAD=$a1_jemalloc A1D_GET_PACKING_LIMIT=8192" LISTED_OPTS=--no-aslr \

@@ -76,6 +76,12 @@ automake_results() {
 # Per-suite tallies of listed_run, printed and reset by suite_summary.
 suite_pass=0 suite_fail=0 suite_xfail=0
 
+# list_reason NAME LIST: the reason LIST gives for NAME ("name reason"
+# lines), empty when NAME is not listed.
+list_reason() {
+    awk -v n="$1" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$2"
+}
+
 # listed_run LABEL NAME LIST NIC NODES RPN TIMEOUT LOG CMD...: one program
 # under the installed emunic-run; pass on exit 0. A failure of a program
 # named in the file LIST ("name reason" lines) counts as expected, its
@@ -93,7 +99,7 @@ listed_run() {
         rc=1
         echo "  $label: exit 0, but its log has error lines (/$LISTED_BAD/): counted as rc 1"
     fi
-    why=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$list")
+    why=$(list_reason "$name" "$list")
     if [ $rc -eq 0 ]; then
         npass=$((npass + 1)); suite_pass=$((suite_pass + 1))
         [ -z "$why" ] || echo "  $label: passes but is listed in $(basename "$list"): take it off the list"

@@ -69,7 +69,7 @@ stage_pami() {
             progs+=("$name")
             continue
         fi
-        why=$(awk -v n="$name" '$1 == n { $1 = ""; sub(/^ +/, ""); print; exit }' "$list")
+        why=$(list_reason "$name" "$list")
         if [ -n "$why" ]; then
             nskip=$((nskip + 1)); suite_xfail=$((suite_xfail + 1))
             echo "  PAMI $name: does not build, expected: $why"

@@ -156,8 +156,6 @@ static void build(size_t to, size_t dispatch, size_t hlen, size_t len, uint32_t 
         src[i] = pt_pat(pt_task + seq, i);
 }
 
-/* One send to `to` with both completions; waits for them and for the one
- * message from `from` (the matching sender) to be received completely. */
 /* A PAMI_Send of a checked header (hlen bytes) and len bytes to `to`,
  * counted as sent; its events are the caller's to set. */
 static pami_send_t prepared_send(size_t to, size_t dispatch, size_t hlen, size_t len)
@@ -175,6 +173,8 @@ static pami_send_t prepared_send(size_t to, size_t dispatch, size_t hlen, size_t
     return s;
 }
 
+/* One send to `to` with both completions; waits for them and for the one
+ * message from `from` (the matching sender) to be received completely. */
 static void exchange(size_t to, size_t dispatch, size_t hlen, size_t len)
 {
     atomic_long local = 0, remote = 0;
