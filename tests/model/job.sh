@@ -32,15 +32,31 @@ for cm in put:2.61 get:2.80; do
     awk -v v="$us" -v m="$model" 'BEGIN { exit !(v >= m - 0.05) }' || fail "$c took $us us, less than the model's $model"
 done
 
-case_begin "hot spot: slowdown grows with offered load (bgq, 4 senders -> node 0)"
+# What grows with load is the model's queueing: the delay it adds per packet
+# (--stats-json delay_ns/delayed on the senders' NICs). The benchmark's own
+# wall-clock slowdown is printed but not asserted: on a loaded host the
+# ranks' scheduling stalls, divided by --dilate, swamp it (CI measured 2.9 at
+# load 0.2 against 2.5 at 1.5; the modelled delay grew 4-10x in that run).
+case_begin "hot spot: modelled delay per packet grows with offered load (bgq, 4 senders -> node 0)"
 [[ -x $BIN/congestion ]] || { echo "SKIP: congestion not built"; exit 77; }
-LIMIT=180 run -N 5 -n 1 --machine bgq --dilate 100 -- "$BIN/congestion" --iters 40 --loads 0.2,1.5
-expect_status 0
-lo=$(sed 's/^\[[^]]*\] //' "$OUT" | awk -F, '$1 == "congestion" && $6 == "0.20" { print $9 }')
-hi=$(sed 's/^\[[^]]*\] //' "$OUT" | awk -F, '$1 == "congestion" && $6 == "1.50" { print $9 }')
-echo "slowdown at load 0.2: $lo, at 1.5: $hi"
-[[ -n $lo && -n $hi ]] || fail "missing congestion lines"
-awk -v a="$lo" -v b="$hi" 'BEGIN { exit !(b > 1.5 * a) }' || fail "slowdown did not grow with load ($lo -> $hi)"
+for load in 0.2 1.5; do
+    LIMIT=180 run -N 5 -n 1 --machine bgq --dilate 100 --stats-json "$TMP/hot.$load.json" -- \
+        "$BIN/congestion" --iters 40 --loads "$load"
+    expect_status 0
+    sed 's/^\[[^]]*\] //' "$OUT" | grep '^congestion,' || fail "no congestion line at load $load"
+done
+python3 - "$TMP/hot.0.2.json" "$TMP/hot.1.5.json" <<'PY' || fail "modelled delay did not grow with load"
+import json, sys
+def per_packet(path):
+    nics = json.load(open(path))["nics"]
+    senders = [n["counters"] for n in nics if n["node"] != 0]
+    delayed = sum(c["delayed"] for c in senders)
+    assert delayed > 0, path + ": the model delayed nothing"
+    return sum(c["delay_ns"] for c in senders) / delayed / 1000
+lo, hi = per_packet(sys.argv[1]), per_packet(sys.argv[2])
+print("modelled delay per packet: %.0f us at load 0.2, %.0f us at 1.5" % (lo, hi))
+sys.exit(0 if hi > 2 * lo else 1)
+PY
 
 # A window of 16 puts on a 1 ms-latency machine: unbounded, they overlap
 # (about 2 ms / 16 per put); with one credit per destination, or a FIFO of

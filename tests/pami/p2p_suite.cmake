@@ -70,6 +70,7 @@ foreach(layout "1;1" "1;2" "2;2" "1;3" "3;1")
   pami_job_test(pami_errors ${nodes} ${ranks} 60)
   pami_job_test(pami_errors ${nodes} ${ranks} 60 stale)
   pami_job_test(pami_context ${nodes} ${ranks} 60 work_advance)
+  pami_job_test(pami_context ${nodes} ${ranks} 60 destroy_held)
   set_property(TEST pami.pami_context_${nodes}x${ranks}_threads
                     pami.pami_context_${nodes}x${ranks}_multi
                     pami.pami_async_${nodes}x${ranks}

@@ -12,7 +12,12 @@
  *   callbacks run only inside their own context's advance, and a context
  *   that is not advanced receives nothing while the others do.
  * "threads": 4 contexts, each advanced by its own thread under its lock,
- *   sending to the same context offset of every task. */
+ *   sending to the same context offset of every task.
+ * "destroy_held": PAMI_Context_destroyv of contexts another thread holds
+ *   waits for the holder's unlock, which succeeds (IBM's
+ *   context/post-multithreaded); a holder that never lets go fails the call
+ *   with PAMI_EAGAIN and nothing destroyed; the caller's own lock is taken
+ *   over; a context listed twice is refused. */
 #include "ptest.h"
 
 #include <pthread.h>
@@ -378,6 +383,73 @@ static void threads(void)
     pt_barrier();
 }
 
+/* ---- destroy_held ---- */
+
+static atomic_long release_holder;
+
+static void *holder_until_released(void *arg)
+{
+    pami_context_t ctx = arg;
+    CHECK_RC(PAMI_Context_lock(ctx), PAMI_SUCCESS);
+    atomic_store(&holder_has_lock, 1);
+    pt_wait_noadvance(&release_holder, 1, 60);
+    atomic_store(&holder_has_lock, 0);
+    CHECK_RC(PAMI_Context_unlock(ctx), PAMI_SUCCESS);
+    return NULL;
+}
+
+static void *release_later(void *arg)
+{
+    (void)arg;
+    pt_sleep_us(200000);
+    atomic_store(&release_holder, 1);
+    return NULL;
+}
+
+static void destroy_held(void)
+{
+    pami_context_t c0 = pt_ctx[0], c1 = pt_ctx[1];
+    pami_context_t twice[2] = {c0, c0};
+    CHECK_ERR(PAMI_Context_destroyv(twice, 2), PAMI_INVAL, "PAMI_Context_destroyv");
+
+    /* a holder that never lets go: refused, both contexts still usable */
+    setenv("EMUNIC_PAMI_DESTROY_WAIT", "1", 1);
+    pthread_t th;
+    atomic_store(&release_holder, 0);
+    pthread_create(&th, NULL, holder_until_released, c1);
+    pt_wait_noadvance(&holder_has_lock, 1, 20);
+    pami_context_t both[2] = {c0, c1};
+    CHECK_ERR(PAMI_Context_destroyv(both, 2), PAMI_EAGAIN, "PAMI_Context_destroyv");
+    CHECK(both[0] == c0 && both[1] == c1, "a refused destroyv changed the caller's array");
+    CHECK_RC(PAMI_Context_trylock(c0), PAMI_SUCCESS); /* given back */
+    CHECK_RC(PAMI_Context_unlock(c0), PAMI_SUCCESS);
+    atomic_store(&release_holder, 1);
+    pthread_join(th, NULL);
+    struct work w = {.expect = c1};
+    CHECK_RC(PAMI_Context_post(c1, &w.w, work_fn, &w), PAMI_SUCCESS);
+    drain(c1);
+    CHECK(atomic_load(&w.runs) == 1, "context 1 did not run posted work after a refused destroyv");
+    pt_barrier();
+
+    /* a holder that lets go later: destroyv waits, the holder's unlock
+     * works; the caller's own lock on context 0 is taken over */
+    unsetenv("EMUNIC_PAMI_DESTROY_WAIT");
+    atomic_store(&release_holder, 0);
+    pthread_create(&th, NULL, holder_until_released, c1);
+    pt_wait_noadvance(&holder_has_lock, 1, 20);
+    CHECK_RC(PAMI_Context_lock(c0), PAMI_SUCCESS);
+    pthread_t releaser;
+    pthread_create(&releaser, NULL, release_later, NULL);
+    CHECK_RC(PAMI_Context_destroyv(both, 2), PAMI_SUCCESS);
+    CHECK(atomic_load(&holder_has_lock) == 0, "PAMI_Context_destroyv did not wait for the holder");
+    CHECK(both[0] == PAMI_CONTEXT_NULL && both[1] == PAMI_CONTEXT_NULL, "destroyv left the handles");
+    pthread_join(th, NULL); /* its unlock was checked there */
+    pthread_join(releaser, NULL);
+    CHECK_RC(PAMI_Client_destroy(&pt_client), PAMI_SUCCESS);
+    if (pt_task == 0)
+        printf("pami_context destroy_held ok\n");
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "basic";
@@ -397,6 +469,10 @@ int main(int argc, char **argv)
         return 0;
     }
     pt_init(2);
+    if (!strcmp(mode, "destroy_held")) {
+        destroy_held();
+        return 0;
+    }
     if (!strcmp(mode, "work_advance")) {
         work_advance();
         pt_finish("pami_context work_advance");

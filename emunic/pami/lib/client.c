@@ -37,7 +37,10 @@ pami_result_t pamil_fail(pami_result_t rc, const char *fn, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     snprintf(last_error, sizeof last_error, "%s: %s", fn, buf);
-    fprintf(stderr, "emunic pami: task %u: %s\n", emunic_initialized() ? emunic_rank() : 0, last_error);
+    if (emunic_initialized())
+        fprintf(stderr, "emunic pami: task %u: %s\n", emunic_rank(), last_error);
+    else /* no client: the task is not known, and 0 would name another */
+        fprintf(stderr, "emunic pami: %s\n", last_error);
     return rc;
 }
 

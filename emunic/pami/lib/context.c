@@ -602,6 +602,63 @@ static void drain_unpulled(struct pamil_context *c)
                 c->client->task, c->offset, left);
 }
 
+/* Another thread may still hold a context being destroyed: IBM's
+ * context/post-multithreaded destroys both contexts as soon as its main
+ * thread is done while its helper thread has yet to unlock its own. BG/Q's
+ * contexts outlive their destruction, so that unlock worked there; here
+ * the memory is freed, so wait for the holder instead. Bounded: a thread
+ * that never lets go fails the call with nothing destroyed (after
+ * EMUNIC_PAMI_DESTROY_WAIT seconds, 30 by default). The caller's own
+ * locks are taken over. */
+static int destroy_wait_s(void)
+{
+    const char *e = getenv("EMUNIC_PAMI_DESTROY_WAIT");
+    if (!e)
+        return 30;
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (end == e || *end || v < 1 || v > 3600) {
+        fprintf(stderr, "emunic pami: EMUNIC_PAMI_DESTROY_WAIT=%s is not 1..3600 seconds; using 30\n", e);
+        return 30;
+    }
+    return (int)v;
+}
+
+static pami_result_t take_locks(const char *fn, pami_context_t *list, size_t n)
+{
+    int wait_s = destroy_wait_s();
+    unsigned char *took = calloc(n, 1);
+    if (!took)
+        return pamil_fail(PAMI_ENOMEM, fn, "out of memory");
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += wait_s;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        struct pamil_context *c = list[i];
+        if (atomic_load(&c->locked) && pthread_equal(atomic_load(&c->owner), pthread_self()))
+            continue;
+        if (pthread_mutex_timedlock(&c->lock, &until) != 0)
+            break;
+        atomic_store(&c->owner, pthread_self());
+        atomic_store(&c->locked, 1);
+        took[i] = 1;
+    }
+    pami_result_t r = PAMI_SUCCESS;
+    if (i < n) {
+        for (size_t k = 0; k < i; k++)
+            if (took[k]) {
+                struct pamil_context *h = list[k];
+                atomic_store(&h->locked, 0);
+                pthread_mutex_unlock(&h->lock);
+            }
+        r = pamil_fail(PAMI_EAGAIN, fn, "another thread has held context %u's lock for %d s; nothing destroyed",
+                       ((struct pamil_context *)list[i])->offset, wait_s);
+    }
+    free(took);
+    return r;
+}
+
 pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
 {
     static const char fn[] = "PAMI_Context_destroyv";
@@ -612,13 +669,20 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
     pami_context_t self = (pami_context_t)contexts;
     int handle_given = ncontexts == 1 && live_context(self);
     pami_context_t *list = handle_given ? &self : contexts;
-    for (size_t i = 0; i < ncontexts; i++)
+    for (size_t i = 0; i < ncontexts; i++) {
         if (!pamil_context_of(fn, list[i]))
             return PAMI_INVAL;
+        for (size_t k = 0; k < i; k++)
+            if (list[k] == list[i])
+                return pamil_fail(PAMI_INVAL, fn, "context %zu is context %zu again", i, k);
+    }
     /* every progress thread of the list first: one left running could
      * route a completion into a context being freed */
     for (size_t i = 0; i < ncontexts; i++)
         pamil_async_stop(list[i]);
+    pami_result_t r = take_locks(fn, list, ncontexts);
+    if (r != PAMI_SUCCESS)
+        return r;
     for (size_t i = 0; i < ncontexts; i++)
         drain_unpulled(list[i]);
     for (size_t i = 0; i < ncontexts; i++) {
@@ -630,6 +694,8 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
         if (--cl->contexts_created == 0)
             cl->ncontexts = 0;
         pthread_mutex_unlock(&pamil.demux_mu);
+        atomic_store(&c->locked, 0);
+        pthread_mutex_unlock(&c->lock);
         context_free(c);
         if (!handle_given)
             contexts[i] = PAMI_CONTEXT_NULL;
