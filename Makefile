@@ -15,7 +15,7 @@ help:
 	@echo "make check-fast  the plain build's tests only"
 	@echo "make check-clients  real clients' own suites (SOS, Portals 4 reference, IBM PAMI test/api, GA, ARMCI's classic tests) against installed emunic"
 	@echo "make check-clients-full  the same, with the long PAMI benchmarks (tests/clients/pami_timeouts)"
-	@echo "make check-fuzz  the libFuzzer harnesses (parsers, command queue), 60 s each (make fuzz: 300 s each)"
+	@echo "make check-fuzz  the libFuzzer harnesses (parsers, command queue), 30 s each (make fuzz: 300 s each)"
 	@echo "make install     build, then install into PREFIX (default /usr/local)"
 	@echo "make bench       run the core benchmarks (see docs/PERFORMANCE.md)"
 	@echo "make clean       remove build directories"
@@ -60,7 +60,7 @@ check-clients: build
 	tests/clients/run.sh -b $(BUILD)
 
 check-clients-full: build
-	PAMI_LONG=1 tests/clients/run.sh -b $(BUILD)
+	PAMI_LONG=1 A1_LONG=1 tests/clients/run.sh -b $(BUILD)
 
 check: check-fast check-asan check-tsan check-fuzz check-clients
 	@echo "emunic: all test suites passed (plain, ASan+UBSan, TSan, fuzz, clients)"
@@ -79,4 +79,4 @@ fuzz: deps
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-300} tests/fuzz/run.sh -b build-fuzz
 
 check-fuzz: deps
-	FUZZ_SECONDS=60 tests/fuzz/run.sh -b build-fuzz
+	FUZZ_SECONDS=30 tests/fuzz/run.sh -b build-fuzz

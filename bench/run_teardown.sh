@@ -40,11 +40,16 @@ for p in emunic-run core_bw; do
     [ -x "$bin/$p" ] || { echo "run_teardown.sh: $bin/$p is missing; build first" >&2; exit 2; }
 done
 mkdir -p "$(dirname "$out")"
-shm=/dev/shm
+shm=${EMUNIC_SHM_DIR:-/dev/shm}
 tmp=$(mktemp -d /tmp/emunic-teardown.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-now_ms() { echo $(( ${EPOCHREALTIME/./} / 1000 )); }
+# the clock and the naps of the poll loop are builtins: no fork per poll
+export LC_ALL=C # EPOCHREALTIME with a '.'
+now_us() { now=${EPOCHREALTIME/./}; }
+mkfifo "$tmp/nap" # read -t on a FIFO only we hold open: a builtin sleep
+exec {nap_fd}<>"$tmp/nap"
+nap() { read -r -t "$1" -u "$nap_fd" _ || true; }
 
 # descendants PID: every process below PID, one per line
 descendants() {
@@ -54,16 +59,18 @@ descendants() {
                 while (q > 1) { if (q == root) { print p; break } q = parent[q] } } }'
 }
 
-# alive PID...: how many are still running (a zombie is gone); no forks,
-# so that a poll costs microseconds, not the milliseconds being measured
+# alive PID...: which are still running (alive_pids; a zombie is gone) and
+# how many (alive_n); no forks, so that a poll costs microseconds, not the
+# milliseconds being measured
 alive() {
-    local n=0 p st
+    local p st
+    alive_pids=()
     for p in "$@"; do
         { read -r st <"/proc/$p/stat"; } 2>/dev/null || continue
         st=${st##*) }
-        [ "${st%% *}" != Z ] && n=$((n + 1))
+        [ "${st%% *}" != Z ] && alive_pids+=("$p")
     done
-    alive_n=$n
+    alive_n=${#alive_pids[@]}
 }
 
 echo "victim,trial,ms_to_gone,left_procs,left_shm,left_shm_after_cleanup,launcher_status" >"$out"
@@ -96,17 +103,20 @@ for victim in rank daemon launcher; do
             kill -9 "${all[@]}" 2>/dev/null; wait "$launcher" 2>/dev/null
             continue
         fi
-        t0=$(now_ms)
+        now_us; t0=$now
         kill -9 "$target"
         gone=""
         while alive "${all[@]}"; [ "$alive_n" -gt 0 ]; do
-            [ $(( $(now_ms) - t0 )) -ge 5000 ] && break
-            sleep 0.002
+            now_us
+            [ $(( now - t0 )) -ge 5000000 ] && break
+            nap 0.002
         done
+        now_us
         alive "${all[@]}"
-        [ "$alive_n" -eq 0 ] && gone=$(( $(now_ms) - t0 ))
+        [ "$alive_n" -eq 0 ] && gone=$(( (now - t0) / 1000 ))
         left=$alive_n
-        kill -9 "${all[@]}" 2>/dev/null || true
+        # only what is still running: a pid that is gone may be reused
+        [ "$left" -gt 0 ] && kill -9 "${alive_pids[@]}" 2>/dev/null
         wait "$launcher" 2>/dev/null
         status=$?
         nshm=0 nclean=0

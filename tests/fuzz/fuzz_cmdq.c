@@ -11,7 +11,7 @@
  * rest overlays the whole ring after the daemon attached to it (header,
  * sequence words and slots, as a rank's wild stores would). Properties
  * checked, abort() otherwise:
- *   - pops end (at most one lap plus one), never read outside the ring
+ *   - pops end within one lap, never read outside the ring
  *     (ASan), and give dlen <= EMU_INLINE_MAX;
  *   - a command that validates has the sizes its op promises;
  *   - a region check that passes means [addr, addr + len) lies inside the
@@ -119,7 +119,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     (void)emu_ring_ready(&r);
     (void)emu_ring_depth(&r);
     while (emu_ring_pop(&r, &m) == 0) {
-        if (++pops > cap + 1) /* each slot can be full once per lap */
+        if (++pops > cap) /* each slot can be full once per lap */
             abort();
         check_command(&m);
     }

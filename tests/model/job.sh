@@ -32,11 +32,12 @@ for cm in put:2.61 get:2.80; do
     awk -v v="$us" -v m="$model" 'BEGIN { exit !(v >= m - 0.05) }' || fail "$c took $us us, less than the model's $model"
 done
 
-# What grows with load is the model's queueing: the delay it adds per packet
-# (--stats-json delay_ns/delayed on the senders' NICs). The benchmark's own
-# wall-clock slowdown is printed but not asserted: on a loaded host the
-# ranks' scheduling stalls, divided by --dilate, swamp it (CI measured 2.9 at
-# load 0.2 against 2.5 at 1.5; the modelled delay grew 4-10x in that run).
+# What grows with load is the model's queueing: the delay it adds per
+# delayed packet (--stats-json delay_ns/delayed on the senders' NICs). The
+# benchmark's own wall-clock slowdown is printed but not asserted: on a
+# loaded host the ranks' scheduling stalls, divided by --dilate, swamp it
+# (CI measured 2.9 at load 0.2 against 2.5 at 1.5; beside three CPU hogs
+# the modelled delay still grew 4-10x).
 case_begin "hot spot: modelled delay per packet grows with offered load (bgq, 4 senders -> node 0)"
 [[ -x $BIN/congestion ]] || { echo "SKIP: congestion not built"; exit 77; }
 for load in 0.2 1.5; do
@@ -45,17 +46,18 @@ for load in 0.2 1.5; do
     expect_status 0
     sed 's/^\[[^]]*\] //' "$OUT" | grep '^congestion,' || fail "no congestion line at load $load"
 done
-python3 - "$TMP/hot.0.2.json" "$TMP/hot.1.5.json" <<'PY' || fail "modelled delay did not grow with load"
+python3 - "$TMP/hot.0.2.json" "$TMP/hot.1.5.json" <<'PY' || fail "modelled delay per packet: see the line above"
 import json, sys
 def per_packet(path):
     nics = json.load(open(path))["nics"]
     senders = [n["counters"] for n in nics if n["node"] != 0]
     delayed = sum(c["delayed"] for c in senders)
-    assert delayed > 0, path + ": the model delayed nothing"
+    if delayed == 0:
+        sys.exit(path + ": the model delayed nothing")
     return sum(c["delay_ns"] for c in senders) / delayed / 1000
 lo, hi = per_packet(sys.argv[1]), per_packet(sys.argv[2])
 print("modelled delay per packet: %.0f us at load 0.2, %.0f us at 1.5" % (lo, hi))
-sys.exit(0 if hi > 2 * lo else 1)
+sys.exit(0 if hi > 2 * lo else "it did not grow with the load (want more than 2x)")
 PY
 
 # A window of 16 puts on a 1 ms-latency machine: unbounded, they overlap
