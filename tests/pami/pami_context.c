@@ -15,9 +15,11 @@
  *   sending to the same context offset of every task.
  * "destroy_held": PAMI_Context_destroyv of contexts another thread holds
  *   waits for the holder's unlock, which succeeds (IBM's
- *   context/post-multithreaded); a holder that never lets go fails the call
- *   with PAMI_EAGAIN and nothing destroyed; the caller's own lock is taken
- *   over; a context listed twice is refused. */
+ *   context/post-multithreaded), also when the holder then wants another
+ *   context of the list; a holder that never lets go fails the call with
+ *   PAMI_EAGAIN and nothing destroyed (a progress thread keeps running);
+ *   the caller's own lock is taken over; a context listed twice is
+ *   refused. */
 #include "ptest.h"
 
 #include <pthread.h>
@@ -387,14 +389,25 @@ static void threads(void)
 
 static atomic_long release_holder;
 
+/* Holds ctx until released; then, if also is set, takes that context too
+ * before letting go of ctx (the lock order a destroyv must not deadlock
+ * with). */
+struct holder {
+    pami_context_t ctx, also;
+};
+
 static void *holder_until_released(void *arg)
 {
-    pami_context_t ctx = arg;
-    CHECK_RC(PAMI_Context_lock(ctx), PAMI_SUCCESS);
+    struct holder *h = arg;
+    CHECK_RC(PAMI_Context_lock(h->ctx), PAMI_SUCCESS);
     atomic_store(&holder_has_lock, 1);
     pt_wait_noadvance(&release_holder, 1, 60);
+    if (h->also)
+        CHECK_RC(PAMI_Context_lock(h->also), PAMI_SUCCESS);
     atomic_store(&holder_has_lock, 0);
-    CHECK_RC(PAMI_Context_unlock(ctx), PAMI_SUCCESS);
+    if (h->also)
+        CHECK_RC(PAMI_Context_unlock(h->also), PAMI_SUCCESS);
+    CHECK_RC(PAMI_Context_unlock(h->ctx), PAMI_SUCCESS);
     return NULL;
 }
 
@@ -406,17 +419,33 @@ static void *release_later(void *arg)
     return NULL;
 }
 
+static void start_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+    CHECK(pthread_create(t, NULL, fn, arg) == 0, "pthread_create failed");
+}
+
 static void destroy_held(void)
 {
     pami_context_t c0 = pt_ctx[0], c1 = pt_ctx[1];
     pami_context_t twice[2] = {c0, c0};
     CHECK_ERR(PAMI_Context_destroyv(twice, 2), PAMI_INVAL, "PAMI_Context_destroyv");
 
-    /* a holder that never lets go: refused, both contexts still usable */
+    /* context 1 progresses by itself (a progress thread), which a refused
+     * destroyv must leave running */
+    pami_extension_t ext;
+    CHECK_RC(PAMI_Extension_open(pt_client, "EXT_async_progress", &ext), PAMI_SUCCESS);
+    async_progress_register_fn reg = (async_progress_register_fn)(uintptr_t)PAMI_Extension_symbol(ext, "register");
+    async_progress_enable_fn en = (async_progress_enable_fn)(uintptr_t)PAMI_Extension_symbol(ext, "enable");
+    CHECK(reg && en, "EXT_async_progress has no register/enable");
+    CHECK_RC(reg(c1, NULL, NULL, NULL, NULL), PAMI_SUCCESS);
+    CHECK_RC(en(c1, PAMI_ASYNC_ALL), PAMI_SUCCESS);
+
+    /* a holder that never lets go: refused, nothing changed */
     setenv("EMUNIC_PAMI_DESTROY_WAIT", "1", 1);
     pthread_t th;
+    struct holder h1 = {c1, NULL};
     atomic_store(&release_holder, 0);
-    pthread_create(&th, NULL, holder_until_released, c1);
+    start_thread(&th, holder_until_released, &h1);
     pt_wait_noadvance(&holder_has_lock, 1, 20);
     pami_context_t both[2] = {c0, c1};
     CHECK_ERR(PAMI_Context_destroyv(both, 2), PAMI_EAGAIN, "PAMI_Context_destroyv");
@@ -424,30 +453,35 @@ static void destroy_held(void)
     CHECK_RC(PAMI_Context_trylock(c0), PAMI_SUCCESS); /* given back */
     CHECK_RC(PAMI_Context_unlock(c0), PAMI_SUCCESS);
     atomic_store(&release_holder, 1);
-    pthread_join(th, NULL);
+    CHECK(pthread_join(th, NULL) == 0, "pthread_join failed");
     struct work w = {.expect = c1};
     CHECK_RC(PAMI_Context_post(c1, &w.w, work_fn, &w), PAMI_SUCCESS);
-    drain(c1);
-    CHECK(atomic_load(&w.runs) == 1, "context 1 did not run posted work after a refused destroyv");
+    pt_wait_noadvance(&w.runs, 1, 30); /* nobody here advances context 1 */
+    CHECK_RC(PAMI_Extension_close(ext), PAMI_SUCCESS);
+    unsetenv("EMUNIC_PAMI_DESTROY_WAIT");
     pt_barrier();
 
-    /* a holder that lets go later: destroyv waits, the holder's unlock
-     * works; the caller's own lock on context 0 is taken over */
-    unsetenv("EMUNIC_PAMI_DESTROY_WAIT");
-    atomic_store(&release_holder, 0);
-    pthread_create(&th, NULL, holder_until_released, c1);
-    pt_wait_noadvance(&holder_has_lock, 1, 20);
-    CHECK_RC(PAMI_Context_lock(c0), PAMI_SUCCESS);
+    /* a holder that lets go later, and then wants context 0 as well
+     * before it unlocks context 1: destroyv waits for it without holding
+     * context 0 meanwhile (or the two would deadlock), and the holder's
+     * unlocks work; context 1's progress thread is stopped */
+    struct holder h2 = {c1, c0};
     pthread_t releaser;
-    pthread_create(&releaser, NULL, release_later, NULL);
+    atomic_store(&release_holder, 0);
+    start_thread(&th, holder_until_released, &h2);
+    pt_wait_noadvance(&holder_has_lock, 1, 20);
+    start_thread(&releaser, release_later, NULL);
     CHECK_RC(PAMI_Context_destroyv(both, 2), PAMI_SUCCESS);
     CHECK(atomic_load(&holder_has_lock) == 0, "PAMI_Context_destroyv did not wait for the holder");
     CHECK(both[0] == PAMI_CONTEXT_NULL && both[1] == PAMI_CONTEXT_NULL, "destroyv left the handles");
-    pthread_join(th, NULL); /* its unlock was checked there */
-    pthread_join(releaser, NULL);
+    CHECK(pthread_join(th, NULL) == 0, "pthread_join failed"); /* its unlocks were checked there */
+    CHECK(pthread_join(releaser, NULL) == 0, "pthread_join failed");
     CHECK_RC(PAMI_Client_destroy(&pt_client), PAMI_SUCCESS);
-    if (pt_task == 0)
-        printf("pami_context destroy_held ok\n");
+
+    /* the caller's own lock is taken over */
+    pt_init(2);
+    CHECK_RC(PAMI_Context_lock(pt_ctx[0]), PAMI_SUCCESS);
+    pt_finish("pami_context destroy_held");
 }
 
 int main(int argc, char **argv)

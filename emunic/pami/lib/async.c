@@ -101,6 +101,17 @@ static pami_result_t async_register(pami_context_t context, pami_async_function 
     return PAMI_SUCCESS;
 }
 
+static pami_result_t start(struct pamil_context *c, const char *fn)
+{
+    struct pamil_async *a = c->async;
+    atomic_store(&a->stop, 0);
+    a->creator_cpu = sched_getcpu();
+    if (pthread_create(&a->thread, NULL, progress_main, c) != 0)
+        return pamil_fail(PAMI_ERROR, fn, "cannot start the progress thread");
+    a->running = 1;
+    return PAMI_SUCCESS;
+}
+
 static pami_result_t async_enable(pami_context_t context, pami_async_t event_type)
 {
     static const char fn[] = "EXT_async_progress enable";
@@ -114,26 +125,31 @@ static pami_result_t async_enable(pami_context_t context, pami_async_t event_typ
         return pamil_fail(PAMI_ENOMEM, fn, "out of memory");
     if (a->running)
         return PAMI_SUCCESS; /* one thread serves every event type */
-    atomic_store(&a->stop, 0);
-    a->creator_cpu = sched_getcpu();
-    if (pthread_create(&a->thread, NULL, progress_main, c) != 0)
-        return pamil_fail(PAMI_ERROR, fn, "cannot start the progress thread");
-    a->running = 1;
-    return PAMI_SUCCESS;
+    return start(c, fn);
+}
+
+int pamil_async_pause(struct pamil_context *c)
+{
+    struct pamil_async *a = c->async;
+    if (!a || !a->running)
+        return 0;
+    atomic_store(&a->stop, 1);
+    emunic_ring_self();
+    pthread_join(a->thread, NULL);
+    a->running = 0;
+    return 1;
+}
+
+void pamil_async_resume(struct pamil_context *c)
+{
+    if (c->async && !c->async->running)
+        start(c, "PAMI_Context_destroyv (resuming async progress)");
 }
 
 void pamil_async_stop(struct pamil_context *c)
 {
-    struct pamil_async *a = c->async;
-    if (!a)
-        return;
-    if (a->running) {
-        atomic_store(&a->stop, 1);
-        emunic_ring_self();
-        pthread_join(a->thread, NULL);
-        a->running = 0;
-    }
-    free(a);
+    pamil_async_pause(c);
+    free(c->async);
     c->async = NULL;
 }
 
@@ -145,13 +161,7 @@ static pami_result_t async_disable(pami_context_t context, pami_async_t event_ty
         return PAMI_INVAL;
     if (event_type != PAMI_ASYNC_ALL && event_type != PAMI_ASYNC_RECV_INTERRUPT && event_type != PAMI_ASYNC_TIMER)
         return pamil_fail(PAMI_INVAL, fn, "event type %d is not a pami_async_t", (int)event_type);
-    struct pamil_async *a = c->async;
-    if (a && a->running) {
-        atomic_store(&a->stop, 1);
-        emunic_ring_self();
-        pthread_join(a->thread, NULL);
-        a->running = 0;
-    }
+    pamil_async_pause(c);
     return PAMI_SUCCESS;
 }
 

@@ -44,6 +44,20 @@ pami_result_t pamil_fail(pami_result_t rc, const char *fn, const char *fmt, ...)
     return rc;
 }
 
+long pamil_env_long(const char *name, long lo, long hi, long dflt, const char *unit)
+{
+    const char *e = getenv(name);
+    if (!e)
+        return dflt;
+    char *end;
+    long v = strtol(e, &end, 10);
+    if (end == e || *end || v < lo || v > hi) {
+        fprintf(stderr, "emunic pami: %s=%s is not %ld..%ld %s; using the default\n", name, e, lo, hi, unit);
+        return dflt;
+    }
+    return v;
+}
+
 pami_event_function pamil_event_fn(const char *fn, const char *field, pami_event_function f)
 {
     enum { FIRST_MAPPABLE = 65536 };
@@ -232,15 +246,9 @@ pami_result_t PAMI_Client_destroy(pami_client_t *client)
  * that insist on helper threads; they time-share the host's cores). */
 static size_t node_hwthreads(void)
 {
-    const char *e = getenv("EMUNIC_PAMI_HWTHREADS");
-    char *end;
-    unsigned long v = e ? strtoul(e, &end, 10) : 0;
-    if (e && (*end || v == 0 || v > 1024)) {
-        fprintf(stderr, "emunic pami: EMUNIC_PAMI_HWTHREADS=%s is not 1..1024; using the host's cores\n", e);
-        v = 0;
-    }
+    long v = pamil_env_long("EMUNIC_PAMI_HWTHREADS", 1, 1024, 0, "hardware threads");
     if (v)
-        return v;
+        return (size_t)v;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (size_t)n : 1;
 }

@@ -437,16 +437,35 @@ pami_result_t PAMI_Context_trylock_advancev(pami_context_t context[], size_t cou
 
 /* ---- locks ---- */
 
+/* c->owner/c->locked shadow the mutex so that misuse (a second lock by the
+ * holder, an unlock by another thread) is an error instead of undefined
+ * behaviour. */
+static int held_by_caller(struct pamil_context *c)
+{
+    return atomic_load(&c->locked) && pthread_equal(atomic_load(&c->owner), pthread_self());
+}
+
+static void mark_locked(struct pamil_context *c)
+{
+    atomic_store(&c->owner, pthread_self());
+    atomic_store(&c->locked, 1);
+}
+
+static void release(struct pamil_context *c)
+{
+    atomic_store(&c->locked, 0);
+    pthread_mutex_unlock(&c->lock);
+}
+
 pami_result_t PAMI_Context_lock(pami_context_t context)
 {
     struct pamil_context *c = pamil_context_of("PAMI_Context_lock", context);
     if (!c)
         return PAMI_INVAL;
-    if (atomic_load(&c->locked) && pthread_equal(atomic_load(&c->owner), pthread_self()))
+    if (held_by_caller(c))
         return pamil_fail(PAMI_INVAL, "PAMI_Context_lock", "this thread holds the lock already (it is not recursive)");
     pthread_mutex_lock(&c->lock);
-    atomic_store(&c->owner, pthread_self());
-    atomic_store(&c->locked, 1);
+    mark_locked(c);
     return PAMI_SUCCESS;
 }
 
@@ -457,8 +476,7 @@ pami_result_t PAMI_Context_trylock(pami_context_t context)
         return PAMI_INVAL;
     if (pthread_mutex_trylock(&c->lock) != 0)
         return PAMI_EAGAIN;
-    atomic_store(&c->owner, pthread_self());
-    atomic_store(&c->locked, 1);
+    mark_locked(c);
     return PAMI_SUCCESS;
 }
 
@@ -467,10 +485,9 @@ pami_result_t PAMI_Context_unlock(pami_context_t context)
     struct pamil_context *c = pamil_context_of("PAMI_Context_unlock", context);
     if (!c)
         return PAMI_INVAL;
-    if (!atomic_load(&c->locked) || !pthread_equal(atomic_load(&c->owner), pthread_self()))
+    if (!held_by_caller(c))
         return pamil_fail(PAMI_INVAL, "PAMI_Context_unlock", "this thread does not hold the context's lock");
-    atomic_store(&c->locked, 0);
-    pthread_mutex_unlock(&c->lock);
+    release(c);
     return PAMI_SUCCESS;
 }
 
@@ -606,57 +623,61 @@ static void drain_unpulled(struct pamil_context *c)
  * context/post-multithreaded destroys both contexts as soon as its main
  * thread is done while its helper thread has yet to unlock its own. BG/Q's
  * contexts outlive their destruction, so that unlock worked there; here
- * the memory is freed, so wait for the holder instead. Bounded: a thread
- * that never lets go fails the call with nothing destroyed (after
+ * the memory is freed, so wait for the holder instead. All or nothing:
+ * holding some locks while waiting for the next would deadlock with a
+ * thread that holds that one and wants ours. Bounded: a thread that never
+ * lets go fails the call with nothing destroyed (after
  * EMUNIC_PAMI_DESTROY_WAIT seconds, 30 by default). The caller's own
  * locks are taken over. */
 static int destroy_wait_s(void)
 {
-    const char *e = getenv("EMUNIC_PAMI_DESTROY_WAIT");
-    if (!e)
-        return 30;
-    char *end;
-    long v = strtol(e, &end, 10);
-    if (end == e || *end || v < 1 || v > 3600) {
-        fprintf(stderr, "emunic pami: EMUNIC_PAMI_DESTROY_WAIT=%s is not 1..3600 seconds; using 30\n", e);
-        return 30;
+    return (int)pamil_env_long("EMUNIC_PAMI_DESTROY_WAIT", 1, 3600, 30, "seconds");
+}
+
+/* One pass: trylock every context the caller does not hold; on the first
+ * busy one give back what this pass took and return its index, else -1. */
+static long try_all(pami_context_t *list, size_t n, unsigned char *took)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct pamil_context *c = list[i];
+        took[i] = 0;
+        if (held_by_caller(c))
+            continue;
+        if (pthread_mutex_trylock(&c->lock) != 0) {
+            for (size_t k = 0; k < i; k++)
+                if (took[k])
+                    release(list[k]);
+            return (long)i;
+        }
+        mark_locked(c);
+        took[i] = 1;
     }
-    return (int)v;
+    return -1;
 }
 
 static pami_result_t take_locks(const char *fn, pami_context_t *list, size_t n)
 {
-    int wait_s = destroy_wait_s();
     unsigned char *took = calloc(n, 1);
     if (!took)
         return pamil_fail(PAMI_ENOMEM, fn, "out of memory");
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += wait_s;
-    size_t i;
-    for (i = 0; i < n; i++) {
-        struct pamil_context *c = list[i];
-        if (atomic_load(&c->locked) && pthread_equal(atomic_load(&c->owner), pthread_self()))
-            continue;
-        if (pthread_mutex_timedlock(&c->lock, &until) != 0)
-            break;
-        atomic_store(&c->owner, pthread_self());
-        atomic_store(&c->locked, 1);
-        took[i] = 1;
-    }
-    pami_result_t r = PAMI_SUCCESS;
-    if (i < n) {
-        for (size_t k = 0; k < i; k++)
-            if (took[k]) {
-                struct pamil_context *h = list[k];
-                atomic_store(&h->locked, 0);
-                pthread_mutex_unlock(&h->lock);
-            }
-        r = pamil_fail(PAMI_EAGAIN, fn, "another thread has held context %u's lock for %d s; nothing destroyed",
-                       ((struct pamil_context *)list[i])->offset, wait_s);
+    int wait_s = destroy_wait_s();
+    int64_t end = emu_now_ns() + (int64_t)wait_s * 1000000000;
+    long busy;
+    /* the holder usually lets go within microseconds: yield a few times,
+     * then nap so that a long wait costs no core */
+    for (int round = 0; (busy = try_all(list, n, took)) >= 0 && emu_now_ns() < end; round++) {
+        if (round < 16) {
+            sched_yield();
+        } else {
+            struct timespec ts = {0, 1000000};
+            nanosleep(&ts, NULL);
+        }
     }
     free(took);
-    return r;
+    if (busy < 0)
+        return PAMI_SUCCESS;
+    return pamil_fail(PAMI_EAGAIN, fn, "another thread has held context %u's lock for %d s; nothing destroyed",
+                      ((struct pamil_context *)list[busy])->offset, wait_s);
 }
 
 pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
@@ -677,12 +698,22 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
                 return pamil_fail(PAMI_INVAL, fn, "context %zu is context %zu again", i, k);
     }
     /* every progress thread of the list first: one left running could
-     * route a completion into a context being freed */
+     * route a completion into a context being freed, and one blocked on
+     * a lock would never let us have it. A refused call resumes them. */
+    unsigned char *paused = calloc(ncontexts, 1);
+    if (!paused)
+        return pamil_fail(PAMI_ENOMEM, fn, "out of memory");
     for (size_t i = 0; i < ncontexts; i++)
-        pamil_async_stop(list[i]);
+        paused[i] = (unsigned char)pamil_async_pause(list[i]);
     pami_result_t r = take_locks(fn, list, ncontexts);
+    for (size_t i = 0; i < ncontexts && r != PAMI_SUCCESS; i++)
+        if (paused[i])
+            pamil_async_resume(list[i]);
+    free(paused);
     if (r != PAMI_SUCCESS)
         return r;
+    for (size_t i = 0; i < ncontexts; i++)
+        pamil_async_stop(list[i]);
     for (size_t i = 0; i < ncontexts; i++)
         drain_unpulled(list[i]);
     for (size_t i = 0; i < ncontexts; i++) {
@@ -694,8 +725,7 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
         if (--cl->contexts_created == 0)
             cl->ncontexts = 0;
         pthread_mutex_unlock(&pamil.demux_mu);
-        atomic_store(&c->locked, 0);
-        pthread_mutex_unlock(&c->lock);
+        release(c);
         context_free(c);
         if (!handle_given)
             contexts[i] = PAMI_CONTEXT_NULL;

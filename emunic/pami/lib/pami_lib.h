@@ -233,6 +233,9 @@ extern struct pamil_state pamil;
 /* One stderr line naming the call, then rc. */
 pami_result_t pamil_fail(pami_result_t rc, const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* An integer setting from the environment: dflt when unset; a value
+ * outside lo..hi (or not a number) says so on stderr and gives dflt. */
+long pamil_env_long(const char *name, long lo, long hi, long dflt, const char *unit);
 /* An event function from the caller's parameters. A pointer into the
  * first 64 KiB, below any mapping Linux allows, cannot be code: it is a
  * field the caller never set (IBM's test/api barrier() sends with a stack
@@ -350,6 +353,11 @@ int pamil_data_emu_aop(pami_data_function op);
 int pamil_type_rmw_dtype(pami_type_t t);
 
 /* ---- async progress (async.c) ---- */
+/* PAMI_Context_destroyv: pause stops c's progress thread, keeping its
+ * registration (1 if one was running); resume restarts a paused one;
+ * stop also drops the registration. */
+int pamil_async_pause(struct pamil_context *c);
+void pamil_async_resume(struct pamil_context *c);
 void pamil_async_stop(struct pamil_context *c);
 void *pamil_async_symbol(const char *name);
 /* extension.c: the torus and test extensions' symbols */
