@@ -176,7 +176,7 @@ void ddev_boot_goodbye(void)
         int busy = 0;
         for (int c = 0; c < ADEV_NCTX; c++) {
             ddev_drain_quiet(c);
-            busy += ddev.ctx[c].inflight;
+            busy += atomic_load(&ddev.ctx[c].inflight);
         }
         if (atomic_load(&ddev.byes) >= others && busy == 0)
             break;

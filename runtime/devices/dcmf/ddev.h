@@ -83,7 +83,8 @@ struct ddev_ctx {
     /* request pool: used only by the thread driving this context */
     struct ddev_op *free_ops;
     struct ddev_chunk *chunks;
-    int nops, inflight;
+    int nops;
+    atomic_int inflight; /* read by my_turn from the other thread */
 };
 
 struct ddev {
@@ -101,6 +102,9 @@ struct ddev {
     struct ddev_msg *free_msgs, *all_msgs;
     atomic_int advancing;  /* a thread is inside DCMF_Messager_advance */
     atomic_int rank_wants; /* the rank's thread waits for its turn to advance */
+    /* the helper leaves the messager to the rank's thread until then
+     * (INT64_MAX while that thread is in progress): see my_turn */
+    _Atomic int64_t rank_until;
     struct ddev_ctx ctx[ADEV_NCTX];
 };
 

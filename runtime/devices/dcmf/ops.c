@@ -37,7 +37,7 @@ struct ddev_op *ddev_op_get(int ctx)
     op->fetch_len = 0;
     op->done.kind = DDEV_EV_DONE;
     op->ack.kind = DDEV_EV_ACK;
-    c->inflight++;
+    atomic_fetch_add(&c->inflight, 1);
     return op;
 }
 
@@ -46,7 +46,7 @@ void ddev_op_put(int ctx, struct ddev_op *op)
     struct ddev_ctx *c = &ddev.ctx[ctx];
     op->next_free = c->free_ops;
     c->free_ops = op;
-    c->inflight--;
+    atomic_fetch_sub(&c->inflight, 1);
 }
 
 void ddev_pool_free(int ctx)
@@ -58,7 +58,8 @@ void ddev_pool_free(int ctx)
         c->chunks = n;
     }
     c->free_ops = NULL;
-    c->nops = c->inflight = 0;
+    c->nops = 0;
+    atomic_store(&c->inflight, 0);
 }
 
 static DCMF_Callback_t cb(void (*fn)(void *, DCMF_Error_t *), struct ddev_op *op)

@@ -20,6 +20,13 @@
  * bounds the time a waiter takes over when the advancing thread leaves
  * progress without being seen to. */
 #define DDEV_WAIT_SLICE_NS 1000000
+/* How long after the rank's thread leaves progress the helper keeps off
+ * the messager: longer than the gap between a tight loop's waits, short
+ * against a compute phase whose requests the helper should serve. */
+#define DDEV_RANK_GRACE_NS 100000
+/* The helper's longest wait while the rank's thread is in progress: it
+ * bounds how late the helper notices that thread's departure. */
+#define DDEV_DEFER_SLICE_NS 200000
 
 int64_t ddev_now_ns(void)
 {
@@ -274,12 +281,43 @@ void ddev_close_ctx(int ctx)
     c->open = 0;
 }
 
+/* The application thread goes first while it waits for requests of its
+ * own. Then, and for a moment after it leaves progress, the helper keeps
+ * off the messager: a helper asleep in DCMF's idle wait would take the
+ * rank's acknowledgements and hand each one over (two wake-ups per round
+ * trip where one does), and a helper woken at every exit of a tight loop
+ * would cost one more; its own timed wait brings it back once the rank's
+ * thread has stayed away for DDEV_RANK_GRACE_NS. A rank thread that waits
+ * with nothing in flight (for other ranks, as in a barrier) leaves the
+ * messager to the helper, whose data server then hears requests first.
+ * A helper with requests of its own in flight (a server's reply) does not
+ * keep off: a rank thread asleep in DCMF would not run their completions
+ * before its nap ends. */
+static int rank_waits_for_own(void)
+{
+    return atomic_load(&ddev.ctx[ADEV_CTX_RANK].inflight) > 0;
+}
+
+static int my_turn(int ctx)
+{
+    if (ctx == ADEV_CTX_RANK)
+        return 1;
+    if (atomic_load(&ddev.rank_wants))
+        return 0;
+    if (atomic_load(&ddev.ctx[ctx].inflight) > 0)
+        return 1;
+    int64_t r = atomic_load(&ddev.rank_until);
+    if (r == INT64_MAX)
+        return !rank_waits_for_own();
+    return ddev_now_ns() >= r;
+}
+
 /* Tell a thread waiting on another context that it may advance now. */
 static void hand_over(int ctx)
 {
     for (int o = 0; o < ADEV_NCTX; o++) {
         struct ddev_ctx *c = &ddev.ctx[o];
-        if (o == ctx || !c->open || !atomic_load(&c->waiting))
+        if (o == ctx || !c->open || !atomic_load(&c->waiting) || !my_turn(o))
             continue;
         pthread_mutex_lock(&ddev.qlock);
         pthread_cond_signal(&c->cond);
@@ -287,20 +325,20 @@ static void hand_over(int ctx)
     }
 }
 
-/* The application thread goes first: while it waits for its turn, the
- * helper thread leaves the messager to it, so that the rank's own round
- * trips need no hand-off between threads. */
-static int my_turn(int ctx)
-{
-    return ctx == ADEV_CTX_RANK || !atomic_load(&ddev.rank_wants);
-}
-
 /* Wait until ctx has an event, a wake-up, or its turn to advance, or a
  * slice or the deadline has passed. */
 static void wait_turn(int ctx, int64_t deadline)
 {
     struct ddev_ctx *c = &ddev.ctx[ctx];
-    int64_t until = ddev_now_ns() + DDEV_WAIT_SLICE_NS;
+    int64_t now = ddev_now_ns();
+    int64_t until = now + DDEV_WAIT_SLICE_NS;
+    if (ctx != ADEV_CTX_RANK) {
+        int64_t r = atomic_load(&ddev.rank_until);
+        if (r == INT64_MAX)
+            r = now + DDEV_DEFER_SLICE_NS;
+        if (r > now && r < until)
+            until = r;
+    }
     if (until > deadline)
         until = deadline;
     struct timespec ts = {until / 1000000000, until % 1000000000};
@@ -320,7 +358,7 @@ static void set_wants(int *wants, int v)
     atomic_store(&ddev.rank_wants, v);
 }
 
-int ddev_progress(int ctx, int64_t timeout_ns)
+static int progress(int ctx, int64_t timeout_ns)
 {
     struct ddev_ctx *c = &ddev.ctx[ctx];
     int n = drain(ctx, 1);
@@ -340,7 +378,7 @@ int ddev_progress(int ctx, int64_t timeout_ns)
             atomic_store(&ddev.advancing, 0);
             hand_over(ctx);
         } else if (timeout_ns > 0) {
-            if (ctx == ADEV_CTX_RANK)
+            if (ctx == ADEV_CTX_RANK && rank_waits_for_own())
                 set_wants(&wants, 1);
             wait_turn(ctx, deadline);
         }
@@ -355,6 +393,16 @@ int ddev_progress(int ctx, int64_t timeout_ns)
         if (advanced && !got)
             sched_yield();
     }
+}
+
+int ddev_progress(int ctx, int64_t timeout_ns)
+{
+    if (ctx != ADEV_CTX_RANK)
+        return progress(ctx, timeout_ns);
+    atomic_store(&ddev.rank_until, INT64_MAX);
+    int n = progress(ctx, timeout_ns);
+    atomic_store(&ddev.rank_until, ddev_now_ns() + DDEV_RANK_GRACE_NS);
+    return n;
 }
 
 void ddev_wakeup(int ctx)
