@@ -70,7 +70,7 @@ pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank)
     return atomic_load_explicit(&emu_ctl_pids(nic->ctl)[rank], memory_order_acquire);
 }
 
-static pid_t ppid_of(pid_t pid)
+int guard_proc_stat(pid_t pid, char *state, pid_t *ppid)
 {
     char path[64], buf[512];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -84,11 +84,21 @@ static pid_t ppid_of(pid_t pid)
     buf[n] = 0;
     /* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
     char *e = strrchr(buf, ')');
-    int ppid;
+    int pp;
     char st;
-    if (!e || sscanf(e + 1, " %c %d", &st, &ppid) != 2)
+    if (!e || sscanf(e + 1, " %c %d", &st, &pp) != 2)
         return -1;
-    return ppid;
+    if (state)
+        *state = st;
+    if (ppid)
+        *ppid = pp;
+    return 0;
+}
+
+static pid_t ppid_of(pid_t pid)
+{
+    pid_t pp;
+    return guard_proc_stat(pid, NULL, &pp) == 0 ? pp : -1;
 }
 
 int guard_descends(pid_t pid, pid_t anc)

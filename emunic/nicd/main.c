@@ -96,6 +96,10 @@ int main(int argc, char **argv)
         return 1;
     }
     nic_run(&the_nic);
+    /* reparented: the launcher died without tearing the job down. Nothing
+     * is said: stderr was a pipe to it. */
+    if (getppid() != the_nic.launcher_pid)
+        orphan_cleanup(&the_nic, job);
     nic_close(&the_nic);
     return 0;
 }

@@ -52,28 +52,7 @@ struct am_ticket {
     struct emu_msg am; /* the original request (header only) */
 };
 
-struct emu_idle; /* guard.c */
-/* Map the control block (ctl_fd is closed) and take the doorbells from it. */
-int guard_open(struct emu_nic *nic, int ctl_fd, int report_fd);
-void guard_close(struct emu_nic *nic);
-/* The pid of the process the launcher started as rank, 0 if not yet. */
-pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank);
-/* Whether pid is anc or one of its descendants (walks /proc PPid links). */
-int guard_descends(pid_t pid, pid_t anc);
-/* Start of pid's mapping of the file (dev, ino) at offset 0, or 0. */
-uint64_t guard_map_base(pid_t pid, dev_t dev, ino_t ino);
-/* Stop serving rank: say why on stderr ("rank R (node N) corrupted its
- * <what>: <detail>"), tell the launcher, drop its parked completions. */
-void nic_fence(struct emu_nic *nic, uint32_t rank, int what, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-/* Checks of a local rank's command queue the consumer can make: called
- * when idle and every GUARD_SCAN_NS while busy. */
-void guard_scan(struct emu_nic *nic, int64_t now);
-#define GUARD_SCAN_NS 50000000ll
-/* Push to local rank l's completion queue (we are its only producer) and
- * check the shared tail and sequence against our own count. 0 or -1 (full,
- * or the rank was fenced for a corrupt queue). */
-int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m);
+struct emu_idle; /* idle.c */
 
 /* idle.c */
 
@@ -140,6 +119,8 @@ int guard_open(struct emu_nic *nic, int ctl_fd, int report_fd);
 void guard_close(struct emu_nic *nic);
 /* The pid of the process the launcher started as rank, 0 if not yet. */
 pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank);
+/* State letter and parent of pid from /proc/PID/stat; -1 if it is gone. */
+int guard_proc_stat(pid_t pid, char *state, pid_t *ppid);
 /* Whether pid is anc or one of its descendants (walks /proc PPid links). */
 int guard_descends(pid_t pid, pid_t anc);
 /* Start of pid's mapping of the file (dev, ino) at offset 0, or 0. */
@@ -156,6 +137,11 @@ void guard_scan(struct emu_nic *nic, int64_t now);
  * check the shared tail and sequence against our own count. 0 or -1 (full,
  * or the rank was fenced for a corrupt queue). */
 int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m);
+
+/* orphan.c */
+/* The launcher is gone: once every rank of the job is gone too, remove
+ * the job's shared-memory names. Returns how many, or -1 if a rank lives. */
+int orphan_cleanup(struct emu_nic *nic, const char *jobid);
 
 /* idle.c */
 struct emu_idle *idle_open(int efd);

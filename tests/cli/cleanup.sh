@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# --cleanup after a launcher was SIGKILLed: its shared memory is removed and
-# any process of the job still alive is killed. Segments that are not jobs
+# A SIGKILLed launcher's daemons remove the job's names once its ranks are
+# gone. --cleanup, after a launcher was SIGKILLed and a rank survived it
+# (its shared memory stays, so the job can be found): the memory is removed
+# and any process of the job still alive is killed. Segments that are not jobs
 # are stale too, unless they are seconds old (maybe being created). Live
 # jobs are left alone.
 source "$(dirname "$0")/lib.sh" "$1"
@@ -8,7 +10,19 @@ source "$(dirname "$0")/lib.sh" "$1"
 EMPTY="clitest$$-empty"; JUNK="clitest$$-junk"; FRESH="clitest$$-fresh"
 EXIT_HOOKS+=("rm -f $SHM/emunic.$EMPTY.job $SHM/emunic.$JUNK.job $SHM/emunic.$FRESH.job")
 
-case_begin "leftovers of a SIGKILLed launcher"
+case_begin "a SIGKILLed launcher whose ranks die with it leaves nothing"
+start_bg -v -N 2 -n 2 -- "$HELPER" tag=$TAG init barrier ready hold=30000
+wait_lines "$OUT" '\] ready$' 4
+id=$(jobid_from)
+compgen -G "$SHM/emunic.$id.heap.*" >/dev/null || fail "expected the ranks' heaps to exist"
+kill -9 "$BG"
+wait_bg 10
+# the daemons remove the names once every rank is gone (no timing bound:
+# 10 s is only where a hang is declared)
+for i in $(seq 500); do compgen -G "$SHM/emunic.$id.*" >/dev/null || break; sleep 0.02; done
+assert_clean "$id"
+
+case_begin "leftovers of a SIGKILLed launcher whose rank survives it"
 start_bg -v -N 2 -n 2 -- "$HELPER" tag=$TAG init barrier ready @0:survive @0:sleep=30000 hold=30000
 wait_lines "$OUT" '\] ready$' 4
 id=$(jobid_from); DEAD_LAUNCHER=$BG
@@ -18,6 +32,11 @@ compgen -G "$SHM/emunic.$id.*" >/dev/null || fail "expected the job's objects to
 # PDEATHSIG takes down all but the rank that cleared it
 for i in $(seq 100); do [[ $(live_pids "$TAG" | wc -l) -le 1 ]] && break; sleep 0.02; done
 [[ $(live_pids "$TAG" | wc -l) -eq 1 ]] || fail "expected exactly the surviving rank, got: $(live_pids "$TAG" | tr '\n' ' ')"
+# the daemons wait (1 s) for the ranks to go before giving up on removing
+# the names; the survivor keeps them
+for i in $(seq 500); do [[ -z $(live_pids "emunic-nicd --job $id") ]] && break; sleep 0.02; done
+[[ -z $(live_pids "emunic-nicd --job $id") ]] || fail "the daemons of $id outlived their launcher by 10 s"
+compgen -G "$SHM/emunic.$id.*" >/dev/null || fail "the daemons removed the names of a job whose rank lives"
 
 # segments that are not jobs: empty and garbage (old), garbage (fresh)
 : >"$SHM/emunic.$EMPTY.job"

@@ -1,0 +1,50 @@
+/* A SIGKILLed (or crashed) emunic-run leaves nobody to unlink the job's
+ * shared-memory names: its daemons and ranks die with it (PDEATHSIG), and
+ * the names would stay until `emunic-run --cleanup`. The daemons are told
+ * (their death signal is SIGTERM) and know the job, so they remove them;
+ * every daemon tries, and the first one to find every rank gone does it.
+ * A rank that outlived the launcher (it cleared its death signal) keeps
+ * the names, so that --cleanup can still find the job and kill it. */
+#include "emunic/shm.h"
+#include "nic.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+
+/* The ranks die by the same event; give them this long to be gone. */
+#define ORPHAN_WAIT_NS 1000000000ll
+#define ORPHAN_NAP_NS 5000000
+
+/* A pid counts as gone when it no longer exists or is a zombie: with its
+ * parent dead, nobody may reap it promptly (a container's pid 1). */
+static int gone(pid_t pid)
+{
+    char st;
+    if (pid <= 0)
+        return 1;
+    if (guard_proc_stat(pid, &st, NULL) != 0)
+        return kill(pid, 0) != 0 && errno == ESRCH;
+    return st == 'Z' || st == 'X';
+}
+
+static int all_ranks_gone(struct emu_nic *nic)
+{
+    for (uint32_t r = 0; r < nic->nranks; r++)
+        if (!gone(guard_rank_pid(nic, r)))
+            return 0;
+    return 1;
+}
+
+int orphan_cleanup(struct emu_nic *nic, const char *jobid)
+{
+    int64_t end = emu_now_ns() + ORPHAN_WAIT_NS;
+    while (!all_ranks_gone(nic)) {
+        if (emu_now_ns() >= end)
+            return -1;
+        struct timespec ts = {0, ORPHAN_NAP_NS};
+        nanosleep(&ts, NULL);
+    }
+    return emu_shm_unlink_job(jobid);
+}
