@@ -11,10 +11,11 @@
 #   -q            quick: 3 trials, AllFlushAll at 2x1 only
 #   OUT_DIR       default BUILD_DIR/bench-a1-results
 #
-# A1 is configured as tests/clients/a1.sh does (automake 1.11, mpicc.mpich,
-# --with-device=dcmfd against the installed dcmf.h) and run with the same
-# glue (jemalloc preloaded, A1D_GET_PACKING_LIMIT=8192, --no-aslr). OSPRI's
-# benchmarks/armci programs ARMCI_Put_latency, ARMCI_Get_latency and
+# A1 is built by the client stage's recipe (tests/clients/a1_recipe.sh:
+# automake 1.11, mpicc.mpich, --with-device=dcmfd against the installed
+# dcmf.h) and run with the same glue (jemalloc preloaded,
+# A1D_GET_PACKING_LIMIT=8192, --no-aslr). OSPRI's benchmarks/armci
+# programs ARMCI_Put_latency, ARMCI_Get_latency and
 # ARMCI_AllFlushAll_latency are built twice from the same source: against
 # A1's armci.h/liba1.a and against emunic's armci.h/libarmci. Each trial
 # runs A1's, ours (default: a data-server helper thread per node), ours
@@ -36,7 +37,7 @@ while getopts "b:t:qh" o; do
     b) build=$(cd "$OPTARG" && pwd) ;;
     t) trials=$OPTARG ;;
     q) quick=1; trials=3 ;;
-    h) sed -n '2,27s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    h) sed -n '2,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) exit 2 ;;
     esac
 done
@@ -55,6 +56,8 @@ done
 [ -x "$build/bin/dcmf_latency" ] || { echo "run_a1.sh: $build/bin/dcmf_latency missing; build first" >&2; exit 2; }
 
 step() { echo "run_a1.sh: $* [$(date +%T)]" >&2; }
+# shellcheck source=tests/clients/a1_recipe.sh
+. "$src/tests/clients/a1_recipe.sh"
 prefix=$out/prefix lib=$out/prefix/lib
 step "install emunic to $prefix"
 cmake --install "$build" --prefix "$prefix" >"$out/install.log" 2>&1 || { echo "run_a1.sh: install failed ($out/install.log)" >&2; exit 1; }
@@ -62,10 +65,8 @@ cmake --install "$build" --prefix "$prefix" >"$out/install.log" 2>&1 || { echo "
 step "build A1 (autoreconf, configure --with-device=dcmfd, make)"
 rm -rf "$out/src" && mkdir -p "$out/src" && tar -xzf "$tarball" -C "$out/src"
 a1=$(dirname "$(find "$out/src" -path '*/a1-lite/configure.ac' -print -quit)")
-(cd "$a1" && env AUTOMAKE=automake-1.11 ACLOCAL=aclocal-1.11 autoreconf -vif &&
-    ./configure --prefix="$out/a1" --with-device=dcmfd --with-dcmf="$prefix" --with-spi="$prefix" \
-        CC=mpicc.mpich CFLAGS="-g -O2 -fcommon" LDFLAGS="-L$lib -Wl,-rpath,$lib" LIBS="-ldcmf -lpthread -lm" &&
-    make -j2 && make install) >"$out/a1-build.log" 2>&1 || { echo "run_a1.sh: A1 does not build ($out/a1-build.log)" >&2; exit 1; }
+a1_install "$a1" "$out/a1" "$prefix" >"$out/a1-build.log" 2>&1 ||
+    { echo "run_a1.sh: A1 does not build ($out/a1-build.log)" >&2; exit 1; }
 
 step "build OSPRI's ARMCI benchmarks against A1 and against emunic"
 progs="ARMCI_Put_latency ARMCI_Get_latency ARMCI_AllFlushAll_latency"

@@ -36,20 +36,17 @@
 a1_two_only="A1_PutS_overlap A1_PutS_overlap_dgemm A1_PutAccS_bw"
 a1_jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
 
+# shellcheck source=tests/clients/a1_recipe.sh
+. "$here/a1_recipe.sh"
+
 a1_build() {
     local tarball=$1 dir=$2 src inst libdir
     tar -xzf "$tarball" -C "$dir" || return 1
     src=$(dirname "$(find "$dir" -path '*/a1-lite/configure.ac' -print -quit)")
     inst=$dir/a1-install
     libdir=$prefix/lib
-    (cd "$src" &&
-        quiet "$dir/autogen.log" env AUTOMAKE=automake-1.11 ACLOCAL=aclocal-1.11 autoreconf -vif &&
-        quiet "$dir/configure.log" ./configure --prefix="$inst" --with-device=dcmfd \
-            --with-dcmf="$prefix" --with-spi="$prefix" CC=mpicc.mpich CFLAGS="-g -O2 -fcommon" \
-            LDFLAGS="-L$libdir -Wl,-rpath,$libdir" LIBS="-ldcmf -lpthread -lm" &&
-        quiet "$dir/make.log" make -j2 &&
-        quiet "$dir/make-install.log" make install &&
-        cd benchmarks/a1 &&
+    quiet "$dir/a1-build.log" a1_install "$src" "$inst" "$prefix" || return 1
+    (cd "$src/benchmarks/a1" &&
         quiet "$dir/bench-make.log" make -j2 CC=mpicc.mpich COPT="-g -O2 -fcommon" A1_INSTALL="$inst" \
             LIBS="-L$inst/lib -la1 -L$libdir -Wl,-rpath,$libdir -ldcmf -lpthread -lm") || return 1
     echo "$src/benchmarks/a1"
@@ -65,7 +62,7 @@ stage_a1() {
     dir=$work/a1
     mkdir -p "$dir"
     step "A1: unpack $(basename "$tarball"), autoreconf (automake 1.11), configure --with-device=dcmfd, make, benchmarks/a1"
-    bench=$(a1_build "$tarball" "$dir") || { report_failure "A1: does not build" "$dir/make.log" "tests/clients/run.sh a1"; return; }
+    bench=$(a1_build "$tarball" "$dir") || { report_failure "A1: does not build" "$dir/a1-build.log" "tests/clients/run.sh a1"; return; }
     pushd "$bench" >/dev/null || return
     for lay in ${A1_LAYOUTS:-2x1 2x2}; do
         n=${lay%x*} r=${lay#*x}
