@@ -411,6 +411,18 @@ static void *holder_until_released(void *arg)
     return NULL;
 }
 
+/* Blocks in PAMI_Context_lock behind the holder; the destroyv may win the
+ * lock first, and then this thread must wake on live memory and be told. */
+static atomic_int waiter_rc = -1;
+static void *lock_waiter(void *arg)
+{
+    pami_result_t rc = PAMI_Context_lock(arg);
+    if (rc == PAMI_SUCCESS)
+        CHECK_RC(PAMI_Context_unlock(arg), PAMI_SUCCESS);
+    atomic_store(&waiter_rc, (int)rc);
+    return NULL;
+}
+
 static void *release_later(void *arg)
 {
     (void)arg;
@@ -466,16 +478,22 @@ static void destroy_held(void)
      * context 0 meanwhile (or the two would deadlock), and the holder's
      * unlocks work; context 1's progress thread is stopped */
     struct holder h2 = {c1, c0};
-    pthread_t releaser;
+    pthread_t releaser, waiter;
     atomic_store(&release_holder, 0);
     start_thread(&th, holder_until_released, &h2);
     pt_wait_noadvance(&holder_has_lock, 1, 20);
+    start_thread(&waiter, lock_waiter, c1); /* a third thread queues for context 1 */
     start_thread(&releaser, release_later, NULL);
     CHECK_RC(PAMI_Context_destroyv(both, 2), PAMI_SUCCESS);
     CHECK(atomic_load(&holder_has_lock) == 0, "PAMI_Context_destroyv did not wait for the holder");
     CHECK(both[0] == PAMI_CONTEXT_NULL && both[1] == PAMI_CONTEXT_NULL, "destroyv left the handles");
     CHECK(pthread_join(th, NULL) == 0, "pthread_join failed"); /* its unlocks were checked there */
     CHECK(pthread_join(releaser, NULL) == 0, "pthread_join failed");
+    CHECK(pthread_join(waiter, NULL) == 0, "pthread_join failed");
+    /* it had the lock before destroyv (and gave it back), or it woke on the
+     * destroyed context, or it came after the destruction */
+    CHECK(atomic_load(&waiter_rc) == PAMI_SUCCESS || atomic_load(&waiter_rc) == PAMI_INVAL,
+          "a thread waiting for a destroyed context's lock got %d", atomic_load(&waiter_rc));
     CHECK_RC(PAMI_Client_destroy(&pt_client), PAMI_SUCCESS);
 
     /* the caller's own lock is taken over */

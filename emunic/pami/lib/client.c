@@ -229,6 +229,7 @@ pami_result_t PAMI_Client_destroy(pami_client_t *client)
         return pamil_fail(PAMI_INVAL, fn, "destroy the client's %zu contexts first (PAMI_Context_destroyv)",
                           cl->ncontexts);
     pamil_coll_client_fini(cl);
+    pamil_context_bury(cl);
     pthread_mutex_lock(&pamil.mu);
     pamil.clients[cl->index] = NULL;
     pthread_mutex_unlock(&pamil.mu);

@@ -24,8 +24,8 @@ _Static_assert(sizeof(struct pamil_work_item) <= sizeof(pami_work_t), "work stor
 
 /* ---- handles ---- */
 
-/* Only handles the clients list are looked at: a destroyed context's
- * memory is gone. */
+/* Only handles in the clients' lists are looked at: what a caller passes
+ * may point anywhere, or at a destroyed context. */
 static int live_context(const void *c)
 {
     for (unsigned i = 0; i < PAMIL_MAX_CLIENTS; i++) {
@@ -465,6 +465,10 @@ pami_result_t PAMI_Context_lock(pami_context_t context)
     if (held_by_caller(c))
         return pamil_fail(PAMI_INVAL, "PAMI_Context_lock", "this thread holds the lock already (it is not recursive)");
     pthread_mutex_lock(&c->lock);
+    if (c->magic != PAMIL_CTX_MAGIC) {
+        pthread_mutex_unlock(&c->lock);
+        return pamil_fail(PAMI_INVAL, "PAMI_Context_lock", "the context was destroyed while this thread waited for its lock");
+    }
     mark_locked(c);
     return PAMI_SUCCESS;
 }
@@ -476,6 +480,10 @@ pami_result_t PAMI_Context_trylock(pami_context_t context)
         return PAMI_INVAL;
     if (pthread_mutex_trylock(&c->lock) != 0)
         return PAMI_EAGAIN;
+    if (c->magic != PAMIL_CTX_MAGIC) {
+        pthread_mutex_unlock(&c->lock);
+        return pamil_fail(PAMI_INVAL, "PAMI_Context_trylock", "the context was destroyed");
+    }
     mark_locked(c);
     return PAMI_SUCCESS;
 }
@@ -543,17 +551,40 @@ static struct pamil_context *context_new(struct pamil_client *cl, unsigned offse
     return c;
 }
 
-static void context_free(struct pamil_context *c)
+/* A destroyed context keeps its struct and its lock until the client is
+ * destroyed: a thread blocked in PAMI_Context_lock on it wakes on live
+ * memory and is told (BG/Q's contexts outlive their destruction too). */
+static void context_release(struct pamil_context *c)
 {
     c->magic = 0;
-    pthread_mutex_destroy(&c->lock);
     pthread_mutex_destroy(&c->inbox_mu);
     pthread_mutex_destroy(&c->work_mu);
     free(c->inbox);
     free(c->early);
     free(c->touched);
     free(c->touched_list);
+    c->inbox = NULL;
+    c->early = NULL;
+    c->touched = NULL;
+    c->touched_list = NULL;
+}
+
+/* A context that never went live (createv failing half-way). */
+static void context_free(struct pamil_context *c)
+{
+    context_release(c);
+    pthread_mutex_destroy(&c->lock);
     free(c);
+}
+
+void pamil_context_bury(struct pamil_client *cl)
+{
+    while (cl->dead) {
+        struct pamil_context *c = cl->dead;
+        cl->dead = c->next_dead;
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+    }
 }
 
 pami_result_t PAMI_Context_createv(pami_client_t client, pami_configuration_t configuration[],
@@ -724,9 +755,11 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
         cl->ctx[c->offset] = NULL;
         if (--cl->contexts_created == 0)
             cl->ncontexts = 0;
+        c->next_dead = cl->dead;
+        cl->dead = c;
         pthread_mutex_unlock(&pamil.demux_mu);
+        context_release(c);
         release(c);
-        context_free(c);
         if (!handle_given)
             contexts[i] = PAMI_CONTEXT_NULL;
     }

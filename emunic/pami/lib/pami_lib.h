@@ -161,6 +161,7 @@ struct pamil_dispatch {
 
 struct pamil_context {
     uint32_t magic;
+    struct pamil_context *next_dead; /* the client's dead list */
     struct pamil_client *client;
     unsigned offset;
     /* PAMI_Context_lock: not recursive; owner kept for clear errors */
@@ -213,6 +214,9 @@ struct pamil_client {
     _Atomic size_t ncontexts;
     struct pamil_context *_Atomic ctx[PAMIL_MAX_CONTEXTS];
     int contexts_created;
+    /* destroyed contexts, kept (lock and all) until the client goes: a
+     * thread may still be blocked in PAMI_Context_lock on one (context.c) */
+    struct pamil_context *dead;
     uint32_t space_key; /* this task's whole-address-space region */
     pami_geometry_t world;
     void *coll;         /* coll_*.c: client-wide collective state */
@@ -351,6 +355,9 @@ int pamil_data_emu_aop(pami_data_function op);
 /* RMW operand types (signed/unsigned int, long, long long): the emu dtype
  * (EMU_INT32 ... EMU_UINT64) or -1. */
 int pamil_type_rmw_dtype(pami_type_t t);
+
+/* PAMI_Client_destroy: free the client's destroyed contexts. */
+void pamil_context_bury(struct pamil_client *cl);
 
 /* ---- async progress (async.c) ---- */
 /* PAMI_Context_destroyv: pause stops c's progress thread, keeping its
