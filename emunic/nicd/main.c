@@ -89,6 +89,9 @@ int main(int argc, char **argv)
     sa.sa_handler = on_term; /* no SA_RESTART: the io_uring wait must return */
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
+    /* a write to a dead launcher's pipes fails instead of killing us
+     * before we cleaned up after it */
+    signal(SIGPIPE, SIG_IGN);
     int rc = nic_open(&the_nic, job, (uint32_t)node, (int)ctl, (int)report);
     if (rc) {
         fprintf(stderr, "emunic-nicd: node %ld of job %s: cannot start: %s\n", node, job, strerror(-rc));
@@ -98,7 +101,7 @@ int main(int argc, char **argv)
     nic_run(&the_nic);
     /* reparented: the launcher died without tearing the job down. Nothing
      * is said: stderr was a pipe to it. */
-    if (getppid() != the_nic.launcher_pid)
+    if (orphan_launcher_gone(&the_nic))
         orphan_cleanup(&the_nic, job);
     nic_close(&the_nic);
     return 0;

@@ -4,7 +4,9 @@
  * (their death signal is SIGTERM) and know the job, so they remove them;
  * every daemon tries, and the first one to find every rank gone does it.
  * A rank that outlived the launcher (it cleared its death signal) keeps
- * the names, so that --cleanup can still find the job and kill it. */
+ * the names, so that --cleanup can still find the job and kill it. Only
+ * the processes the launcher started are looked at: a child a wrapper
+ * rank forked is not (nor does --cleanup know it). */
 #include "emunic/shm.h"
 #include "nic.h"
 
@@ -12,9 +14,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
-/* The ranks die by the same event; give them this long to be gone. */
-#define ORPHAN_WAIT_NS 1000000000ll
+/* The ranks die by the same event; give them this long to be gone (a
+ * SIGKILLed process needs the CPU to exit, which a loaded host is slow
+ * to give). */
+#define ORPHAN_WAIT_NS 5000000000ll
 #define ORPHAN_NAP_NS 5000000
 
 /* A pid counts as gone when it no longer exists or is a zombie: with its
@@ -35,6 +40,13 @@ static int all_ranks_gone(struct emu_nic *nic)
         if (!gone(guard_rank_pid(nic, r)))
             return 0;
     return 1;
+}
+
+int orphan_launcher_gone(const struct emu_nic *nic)
+{
+    /* reparented is not enough: a daemon started under a debugger or a
+     * wrapper has another parent all along */
+    return getppid() != nic->launcher_pid && gone(nic->launcher_pid);
 }
 
 int orphan_cleanup(struct emu_nic *nic, const char *jobid)

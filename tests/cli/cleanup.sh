@@ -32,10 +32,10 @@ compgen -G "$SHM/emunic.$id.*" >/dev/null || fail "expected the job's objects to
 # PDEATHSIG takes down all but the rank that cleared it
 for i in $(seq 100); do [[ $(live_pids "$TAG" | wc -l) -le 1 ]] && break; sleep 0.02; done
 [[ $(live_pids "$TAG" | wc -l) -eq 1 ]] || fail "expected exactly the surviving rank, got: $(live_pids "$TAG" | tr '\n' ' ')"
-# the daemons wait (1 s) for the ranks to go before giving up on removing
+# the daemons wait (5 s) for the ranks to go before giving up on removing
 # the names; the survivor keeps them
-for i in $(seq 500); do [[ -z $(live_pids "emunic-nicd --job $id") ]] && break; sleep 0.02; done
-[[ -z $(live_pids "emunic-nicd --job $id") ]] || fail "the daemons of $id outlived their launcher by 10 s"
+for i in $(seq 1000); do [[ -z $(live_pids "emunic-nicd --job $id") ]] && break; sleep 0.02; done
+[[ -z $(live_pids "emunic-nicd --job $id") ]] || fail "the daemons of $id outlived their launcher by 20 s"
 compgen -G "$SHM/emunic.$id.*" >/dev/null || fail "the daemons removed the names of a job whose rank lives"
 
 # segments that are not jobs: empty and garbage (old), garbage (fresh)

@@ -225,9 +225,11 @@ pami_result_t PAMI_Client_destroy(pami_client_t *client)
     struct pamil_client *cl = pamil_client_of(fn, *client);
     if (!cl)
         return PAMI_INVAL;
-    if (cl->contexts_created)
-        return pamil_fail(PAMI_INVAL, fn, "destroy the client's %zu contexts first (PAMI_Context_destroyv)",
-                          cl->ncontexts);
+    pthread_mutex_lock(&pamil.demux_mu); /* destroyv changes the count under it */
+    int left = cl->contexts_created;
+    pthread_mutex_unlock(&pamil.demux_mu);
+    if (left)
+        return pamil_fail(PAMI_INVAL, fn, "destroy the client's %d contexts first (PAMI_Context_destroyv)", left);
     pamil_coll_client_fini(cl);
     pamil_context_bury(cl);
     pthread_mutex_lock(&pamil.mu);

@@ -30,9 +30,11 @@ static int live_context(const void *c)
 {
     for (unsigned i = 0; i < PAMIL_MAX_CLIENTS; i++) {
         struct pamil_client *cl = pamil.clients[i];
-        for (size_t k = 0; cl && k < cl->ncontexts; k++)
-            if (cl->ctx[k] == c && cl->ctx[k]->magic == PAMIL_CTX_MAGIC)
+        for (size_t k = 0; cl && k < cl->ncontexts; k++) {
+            struct pamil_context *x = cl->ctx[k]; /* once: destroyv clears it */
+            if (x == c && x->magic == PAMIL_CTX_MAGIC)
                 return 1;
+        }
     }
     return 0;
 }
@@ -464,12 +466,15 @@ pami_result_t PAMI_Context_lock(pami_context_t context)
         return PAMI_INVAL;
     if (held_by_caller(c))
         return pamil_fail(PAMI_INVAL, "PAMI_Context_lock", "this thread holds the lock already (it is not recursive)");
+    atomic_fetch_add(&c->lockers, 1);
     pthread_mutex_lock(&c->lock);
     if (c->magic != PAMIL_CTX_MAGIC) {
         pthread_mutex_unlock(&c->lock);
+        atomic_fetch_sub(&c->lockers, 1);
         return pamil_fail(PAMI_INVAL, "PAMI_Context_lock", "the context was destroyed while this thread waited for its lock");
     }
     mark_locked(c);
+    atomic_fetch_sub(&c->lockers, 1);
     return PAMI_SUCCESS;
 }
 
@@ -478,13 +483,18 @@ pami_result_t PAMI_Context_trylock(pami_context_t context)
     struct pamil_context *c = pamil_context_of("PAMI_Context_trylock", context);
     if (!c)
         return PAMI_INVAL;
-    if (pthread_mutex_trylock(&c->lock) != 0)
+    atomic_fetch_add(&c->lockers, 1);
+    if (pthread_mutex_trylock(&c->lock) != 0) {
+        atomic_fetch_sub(&c->lockers, 1);
         return PAMI_EAGAIN;
+    }
     if (c->magic != PAMIL_CTX_MAGIC) {
         pthread_mutex_unlock(&c->lock);
+        atomic_fetch_sub(&c->lockers, 1);
         return pamil_fail(PAMI_INVAL, "PAMI_Context_trylock", "the context was destroyed");
     }
     mark_locked(c);
+    atomic_fetch_sub(&c->lockers, 1);
     return PAMI_SUCCESS;
 }
 
@@ -577,11 +587,20 @@ static void context_free(struct pamil_context *c)
     free(c);
 }
 
+/* A thread still inside lock or trylock on a dead context leaves within
+ * moments (the lock is free, and it finds the context dead); one that
+ * does not within a second keeps the struct, leaked rather than freed
+ * under it. */
 void pamil_context_bury(struct pamil_client *cl)
 {
+    int64_t end = emu_now_ns() + 1000000000;
     while (cl->dead) {
         struct pamil_context *c = cl->dead;
         cl->dead = c->next_dead;
+        while (atomic_load(&c->lockers) && emu_now_ns() < end)
+            sched_yield();
+        if (atomic_load(&c->lockers))
+            continue;
         pthread_mutex_destroy(&c->lock);
         free(c);
     }
@@ -667,17 +686,23 @@ static int destroy_wait_s(void)
 
 /* One pass: trylock every context the caller does not hold; on the first
  * busy one give back what this pass took and return its index, else -1. */
-static long try_all(pami_context_t *list, size_t n, unsigned char *took)
+static long try_all(pami_context_t *list, size_t n, unsigned char *took, int *dead)
 {
     for (size_t i = 0; i < n; i++) {
         struct pamil_context *c = list[i];
         took[i] = 0;
         if (held_by_caller(c))
             continue;
-        if (pthread_mutex_trylock(&c->lock) != 0) {
+        int busy = pthread_mutex_trylock(&c->lock) != 0;
+        if (!busy && c->magic != PAMIL_CTX_MAGIC) { /* another destroyv won */
+            pthread_mutex_unlock(&c->lock);
+            busy = 2;
+        }
+        if (busy) {
             for (size_t k = 0; k < i; k++)
                 if (took[k])
                     release(list[k]);
+            *dead = busy == 2;
             return (long)i;
         }
         mark_locked(c);
@@ -694,9 +719,10 @@ static pami_result_t take_locks(const char *fn, pami_context_t *list, size_t n)
     int wait_s = destroy_wait_s();
     int64_t end = emu_now_ns() + (int64_t)wait_s * 1000000000;
     long busy;
+    int dead = 0;
     /* the holder usually lets go within microseconds: yield a few times,
      * then nap so that a long wait costs no core */
-    for (int round = 0; (busy = try_all(list, n, took)) >= 0 && emu_now_ns() < end; round++) {
+    for (int round = 0; (busy = try_all(list, n, took, &dead)) >= 0 && !dead && emu_now_ns() < end; round++) {
         if (round < 16) {
             sched_yield();
         } else {
@@ -707,6 +733,9 @@ static pami_result_t take_locks(const char *fn, pami_context_t *list, size_t n)
     free(took);
     if (busy < 0)
         return PAMI_SUCCESS;
+    if (dead)
+        return pamil_fail(PAMI_INVAL, fn, "context %ld was destroyed by another thread meanwhile; nothing destroyed",
+                          busy);
     return pamil_fail(PAMI_EAGAIN, fn, "another thread has held context %u's lock for %d s; nothing destroyed",
                       ((struct pamil_context *)list[busy])->offset, wait_s);
 }

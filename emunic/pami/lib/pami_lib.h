@@ -160,8 +160,11 @@ struct pamil_dispatch {
 #define PAMIL_CTX_MAGIC 0xc0c7e47au
 
 struct pamil_context {
-    uint32_t magic;
+    _Atomic uint32_t magic; /* 0 once destroyed; read by other threads */
     struct pamil_context *next_dead; /* the client's dead list */
+    /* threads inside PAMI_Context_lock/trylock: a dead context is freed
+     * only once none is (pamil_context_bury) */
+    atomic_int lockers;
     struct pamil_client *client;
     unsigned offset;
     /* PAMI_Context_lock: not recursive; owner kept for clear errors */

@@ -290,8 +290,9 @@ void ddev_close_ctx(int ctx)
  * thread has stayed away for DDEV_RANK_GRACE_NS. A rank thread that waits
  * with nothing in flight (for other ranks, as in a barrier) leaves the
  * messager to the helper, whose data server then hears requests first.
- * A helper with requests of its own in flight (a server's reply) does not
- * keep off: a rank thread asleep in DCMF would not run their completions
+ * A helper with requests of its own in flight (a server's reply) is not
+ * held back by the grace period, only by a rank thread waiting for its
+ * turn: a rank thread asleep in DCMF would not run their completions
  * before its nap ends. */
 static int rank_waits_for_own(void)
 {
@@ -397,11 +398,15 @@ static int progress(int ctx, int64_t timeout_ns)
 
 int ddev_progress(int ctx, int64_t timeout_ns)
 {
+    /* a handler may progress again: only the outermost call leaves */
+    static _Thread_local int depth;
     if (ctx != ADEV_CTX_RANK)
         return progress(ctx, timeout_ns);
-    atomic_store(&ddev.rank_until, INT64_MAX);
+    if (depth++ == 0)
+        atomic_store(&ddev.rank_until, INT64_MAX);
     int n = progress(ctx, timeout_ns);
-    atomic_store(&ddev.rank_until, ddev_now_ns() + DDEV_RANK_GRACE_NS);
+    if (--depth == 0)
+        atomic_store(&ddev.rank_until, ddev_now_ns() + DDEV_RANK_GRACE_NS);
     return n;
 }
 
