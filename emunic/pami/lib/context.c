@@ -459,43 +459,43 @@ static void release(struct pamil_context *c)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* Lock or trylock's end, with c's mutex taken (ok) or not: a context
+ * destroyed while we waited is given back and refused. */
+static pami_result_t lock_end(struct pamil_context *c, int ok, const char *fn)
+{
+    pami_result_t r = PAMI_EAGAIN;
+    if (ok && c->magic != PAMIL_CTX_MAGIC) {
+        pthread_mutex_unlock(&c->lock);
+        r = pamil_fail(PAMI_INVAL, fn, "the context was destroyed while this thread waited for its lock");
+    } else if (ok) {
+        mark_locked(c);
+        r = PAMI_SUCCESS;
+    }
+    atomic_fetch_sub(&c->lockers, 1);
+    return r;
+}
+
 pami_result_t PAMI_Context_lock(pami_context_t context)
 {
-    struct pamil_context *c = pamil_context_of("PAMI_Context_lock", context);
+    static const char fn[] = "PAMI_Context_lock";
+    struct pamil_context *c = pamil_context_of(fn, context);
     if (!c)
         return PAMI_INVAL;
     if (held_by_caller(c))
-        return pamil_fail(PAMI_INVAL, "PAMI_Context_lock", "this thread holds the lock already (it is not recursive)");
+        return pamil_fail(PAMI_INVAL, fn, "this thread holds the lock already (it is not recursive)");
     atomic_fetch_add(&c->lockers, 1);
     pthread_mutex_lock(&c->lock);
-    if (c->magic != PAMIL_CTX_MAGIC) {
-        pthread_mutex_unlock(&c->lock);
-        atomic_fetch_sub(&c->lockers, 1);
-        return pamil_fail(PAMI_INVAL, "PAMI_Context_lock", "the context was destroyed while this thread waited for its lock");
-    }
-    mark_locked(c);
-    atomic_fetch_sub(&c->lockers, 1);
-    return PAMI_SUCCESS;
+    return lock_end(c, 1, fn);
 }
 
 pami_result_t PAMI_Context_trylock(pami_context_t context)
 {
-    struct pamil_context *c = pamil_context_of("PAMI_Context_trylock", context);
+    static const char fn[] = "PAMI_Context_trylock";
+    struct pamil_context *c = pamil_context_of(fn, context);
     if (!c)
         return PAMI_INVAL;
     atomic_fetch_add(&c->lockers, 1);
-    if (pthread_mutex_trylock(&c->lock) != 0) {
-        atomic_fetch_sub(&c->lockers, 1);
-        return PAMI_EAGAIN;
-    }
-    if (c->magic != PAMIL_CTX_MAGIC) {
-        pthread_mutex_unlock(&c->lock);
-        atomic_fetch_sub(&c->lockers, 1);
-        return pamil_fail(PAMI_INVAL, "PAMI_Context_trylock", "the context was destroyed");
-    }
-    mark_locked(c);
-    atomic_fetch_sub(&c->lockers, 1);
-    return PAMI_SUCCESS;
+    return lock_end(c, pthread_mutex_trylock(&c->lock) == 0, fn);
 }
 
 pami_result_t PAMI_Context_unlock(pami_context_t context)
