@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "emunic/job.h"
+#include "emunic/proc.h"
 #include "emunic/shm.h"
 #include "msg.h"
 #include "opts.h"
@@ -73,23 +74,9 @@ static size_t read_file(const char *path, char *buf, size_t cap)
     return len;
 }
 
-static bool is_zombie(pid_t pid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    size_t n = read_file(path, buf, sizeof buf - 1);
-    buf[n] = '\0';
-    char *rp = strrchr(buf, ')'); /* the name may contain anything */
-    return rp && rp[1] == ' ' && rp[2] == 'Z';
-}
-
 static bool alive(pid_t pid)
 {
-    if (pid <= 0)
-        return false;
-    if (kill(pid, 0) < 0 && errno == ESRCH)
-        return false;
-    return !is_zombie(pid);
+    return !emu_proc_gone(pid);
 }
 
 static bool has_entry(const char *buf, size_t len, const char *want)

@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "emunic/proc.h"
 #include "launcher.h"
 
 #define SWEEP_MAX 65536
@@ -78,19 +79,8 @@ static int children(struct pidset *s, pid_t pid)
 
 static pid_t ppid_of(pid_t pid)
 {
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
-    char *e = strrchr(buf, ')'), st;
-    int ppid;
-    return e && sscanf(e + 1, " %c %d", &st, &ppid) == 2 ? ppid : -1;
+    pid_t pp;
+    return emu_proc_stat(pid, NULL, &pp) == 0 ? pp : -1;
 }
 
 /* Without the children files: every process whose parent is in s, over

@@ -6,6 +6,7 @@
  * state no correct producer or consumer leaves it in, the daemon stops
  * serving that rank, names it, and tells the launcher, which ends it. */
 #include "emunic/ctl.h"
+#include "emunic/proc.h"
 #include "nic.h"
 
 #include <errno.h>
@@ -70,35 +71,10 @@ pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank)
     return atomic_load_explicit(&emu_ctl_pids(nic->ctl)[rank], memory_order_acquire);
 }
 
-int guard_proc_stat(pid_t pid, char *state, pid_t *ppid)
-{
-    char path[64], buf[512];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    buf[n] = 0;
-    /* "pid (comm) S ppid ...": comm may hold spaces and parentheses */
-    char *e = strrchr(buf, ')');
-    int pp;
-    char st;
-    if (!e || sscanf(e + 1, " %c %d", &st, &pp) != 2)
-        return -1;
-    if (state)
-        *state = st;
-    if (ppid)
-        *ppid = pp;
-    return 0;
-}
-
 static pid_t ppid_of(pid_t pid)
 {
     pid_t pp;
-    return guard_proc_stat(pid, NULL, &pp) == 0 ? pp : -1;
+    return emu_proc_stat(pid, NULL, &pp) == 0 ? pp : -1;
 }
 
 int guard_descends(pid_t pid, pid_t anc)

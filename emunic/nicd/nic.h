@@ -119,8 +119,6 @@ int guard_open(struct emu_nic *nic, int ctl_fd, int report_fd);
 void guard_close(struct emu_nic *nic);
 /* The pid of the process the launcher started as rank, 0 if not yet. */
 pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank);
-/* State letter and parent of pid from /proc/PID/stat; -1 if it is gone. */
-int guard_proc_stat(pid_t pid, char *state, pid_t *ppid);
 /* Whether pid is anc or one of its descendants (walks /proc PPid links). */
 int guard_descends(pid_t pid, pid_t anc);
 /* Start of pid's mapping of the file (dev, ino) at offset 0, or 0. */

@@ -7,6 +7,7 @@
  * the names, so that --cleanup can still find the job and kill it. Only
  * the processes the launcher started are looked at: a child a wrapper
  * rank forked is not (nor does --cleanup know it). */
+#include "emunic/proc.h"
 #include "emunic/shm.h"
 #include "nic.h"
 
@@ -22,22 +23,10 @@
 #define ORPHAN_WAIT_NS 5000000000ll
 #define ORPHAN_NAP_NS 5000000
 
-/* A pid counts as gone when it no longer exists or is a zombie: with its
- * parent dead, nobody may reap it promptly (a container's pid 1). */
-static int gone(pid_t pid)
-{
-    char st;
-    if (pid <= 0)
-        return 1;
-    if (guard_proc_stat(pid, &st, NULL) != 0)
-        return kill(pid, 0) != 0 && errno == ESRCH;
-    return st == 'Z' || st == 'X';
-}
-
 static int all_ranks_gone(struct emu_nic *nic)
 {
     for (uint32_t r = 0; r < nic->nranks; r++)
-        if (!gone(guard_rank_pid(nic, r)))
+        if (!emu_proc_gone(guard_rank_pid(nic, r)))
             return 0;
     return 1;
 }
@@ -46,7 +35,7 @@ int orphan_launcher_gone(const struct emu_nic *nic)
 {
     /* reparented is not enough: a daemon started under a debugger or a
      * wrapper has another parent all along */
-    return getppid() != nic->launcher_pid && gone(nic->launcher_pid);
+    return getppid() != nic->launcher_pid && emu_proc_gone(nic->launcher_pid);
 }
 
 int orphan_cleanup(struct emu_nic *nic, const char *jobid)

@@ -140,10 +140,11 @@ int pamil_async_pause(struct pamil_context *c)
     return 1;
 }
 
-void pamil_async_resume(struct pamil_context *c)
+pami_result_t pamil_async_resume(struct pamil_context *c)
 {
     if (c->async && !c->async->running)
-        start(c, "PAMI_Context_destroyv (resuming async progress)");
+        return start(c, "PAMI_Context_destroyv (resuming async progress)");
+    return PAMI_SUCCESS;
 }
 
 void pamil_async_stop(struct pamil_context *c)

@@ -733,11 +733,13 @@ static pami_result_t take_locks(const char *fn, pami_context_t *list, size_t n)
     free(took);
     if (busy < 0)
         return PAMI_SUCCESS;
+    /* a destroyed context stays readable until PAMI_Client_destroy */
+    unsigned offset = ((struct pamil_context *)list[busy])->offset;
     if (dead)
-        return pamil_fail(PAMI_INVAL, fn, "context %ld was destroyed by another thread meanwhile; nothing destroyed",
-                          busy);
+        return pamil_fail(PAMI_INVAL, fn, "context %u was destroyed by another thread meanwhile; nothing destroyed",
+                          offset);
     return pamil_fail(PAMI_EAGAIN, fn, "another thread has held context %u's lock for %d s; nothing destroyed",
-                      ((struct pamil_context *)list[busy])->offset, wait_s);
+                      offset, wait_s);
 }
 
 pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
@@ -766,9 +768,11 @@ pami_result_t PAMI_Context_destroyv(pami_context_t *contexts, size_t ncontexts)
     for (size_t i = 0; i < ncontexts; i++)
         paused[i] = (unsigned char)pamil_async_pause(list[i]);
     pami_result_t r = take_locks(fn, list, ncontexts);
+    /* a progress thread that cannot be restarted makes the refusal an
+     * error: the caller's retry would find the context without it */
     for (size_t i = 0; i < ncontexts && r != PAMI_SUCCESS; i++)
-        if (paused[i])
-            pamil_async_resume(list[i]);
+        if (paused[i] && pamil_async_resume(list[i]) != PAMI_SUCCESS)
+            r = PAMI_ERROR;
     free(paused);
     if (r != PAMI_SUCCESS)
         return r;

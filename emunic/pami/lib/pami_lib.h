@@ -364,10 +364,10 @@ void pamil_context_bury(struct pamil_client *cl);
 
 /* ---- async progress (async.c) ---- */
 /* PAMI_Context_destroyv: pause stops c's progress thread, keeping its
- * registration (1 if one was running); resume restarts a paused one;
- * stop also drops the registration. */
+ * registration (1 if one was running); resume restarts a paused one (an
+ * error if it cannot); stop also drops the registration. */
 int pamil_async_pause(struct pamil_context *c);
-void pamil_async_resume(struct pamil_context *c);
+pami_result_t pamil_async_resume(struct pamil_context *c);
 void pamil_async_stop(struct pamil_context *c);
 void *pamil_async_symbol(const char *name);
 /* extension.c: the torus and test extensions' symbols */

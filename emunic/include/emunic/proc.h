@@ -1,0 +1,17 @@
+/* What the kernel says of another process (/proc/PID/stat), for the
+ * launcher and the daemons, which never take a pid's word from a rank. */
+#ifndef EMUNIC_PROC_H
+#define EMUNIC_PROC_H
+
+#include <sys/types.h>
+
+/* State letter and parent of pid; -1 if it is gone or unreadable.
+ * Either output may be NULL. */
+int emu_proc_stat(pid_t pid, char *state, pid_t *ppid);
+
+/* Whether pid no longer runs: no such process, or a zombie (with its
+ * parent dead nobody may reap it promptly: a container's pid 1). A pid
+ * <= 0 is gone. */
+int emu_proc_gone(pid_t pid);
+
+#endif
