@@ -1,6 +1,7 @@
 /* Rank side: attach to the job, own the heap and region table, take
  * completions off the queue, and wait without burning the host. */
 #include "client.h"
+#include "promote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -252,7 +253,11 @@ int64_t emunic_expose(const void *base, size_t len, unsigned perm)
         return -ENOMEM;
     pthread_mutex_lock(&CL.mu);
     /* slot 0 is the heap and always live, so the search never takes it */
+    /* moved before it is published: no NIC reaches it mid-move by its key */
+    int slot = emu_promote(CL.me, (uint64_t)(uintptr_t)base, len);
     uint32_t key = emu_region_publish(CL.me->regions, 1, (uint64_t)(uintptr_t)base, len, perm);
+    if (key && slot >= 0)
+        emu_promote_serve(CL.me, slot, key);
     pthread_mutex_unlock(&CL.mu);
     return key ? (int64_t)key : -ENOSPC;
 }

@@ -88,7 +88,7 @@ int guard_descends(pid_t pid, pid_t anc)
     return 0;
 }
 
-uint64_t guard_map_base(pid_t pid, dev_t dev, ino_t ino)
+uint64_t guard_map_base(pid_t pid, dev_t dev, ino_t ino, uint64_t *end)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
@@ -111,6 +111,8 @@ uint64_t guard_map_base(pid_t pid, dev_t dev, ino_t ino)
             break;
         }
         base = lo;
+        if (end)
+            *end = hi;
     }
     fclose(f);
     return base;

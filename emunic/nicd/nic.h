@@ -53,6 +53,7 @@ struct am_ticket {
 };
 
 struct emu_idle; /* idle.c */
+struct promo_set; /* xfer_promo.c */
 
 /* idle.c */
 
@@ -78,6 +79,7 @@ struct emu_nic {
     struct mq *wire_backlog;   /* [nnodes] */
     size_t backlog_total;
     struct heap_map *heaps;    /* [nranks] */
+    struct promo_set *promos;  /* [nranks] (xfer_promo.c) */
     struct am_ticket *tickets;
     uint32_t nticket;
     char *bounce;              /* private->private copies */
@@ -113,6 +115,13 @@ void xfer_fini(struct emu_nic *nic);
  * is not entirely inside it (then process_vm_* is the road). */
 char *xfer_heap_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len);
 
+/* xfer_promo.c */
+int xfer_promo_init(struct emu_nic *nic);
+void xfer_promo_fini(struct emu_nic *nic);
+/* Daemon pointer to [addr, addr+len) of private memory that rank (process
+ * pid) moved onto a memfd and still exposes, or NULL. */
+char *xfer_promo_ptr(struct emu_nic *nic, uint32_t rank, pid_t pid, uint64_t addr, uint64_t len);
+
 /* guard.c */
 /* Map the control block (ctl_fd is closed) and take the doorbells from it. */
 int guard_open(struct emu_nic *nic, int ctl_fd, int report_fd);
@@ -121,8 +130,9 @@ void guard_close(struct emu_nic *nic);
 pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank);
 /* Whether pid is anc or one of its descendants (walks /proc PPid links). */
 int guard_descends(pid_t pid, pid_t anc);
-/* Start of pid's mapping of the file (dev, ino) at offset 0, or 0. */
-uint64_t guard_map_base(pid_t pid, dev_t dev, ino_t ino);
+/* Start of pid's one mapping of the file (dev, ino) at offset 0 (its end
+ * to *end if not NULL), or 0 if it has none or several. */
+uint64_t guard_map_base(pid_t pid, dev_t dev, ino_t ino, uint64_t *end);
 /* Stop serving rank: say why on stderr ("rank R (node N) corrupted its
  * <what>: <detail>"), tell the launcher, drop its parked completions. */
 void nic_fence(struct emu_nic *nic, uint32_t rank, int what, const char *fmt, ...)

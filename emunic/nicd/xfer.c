@@ -1,4 +1,5 @@
-/* Moving bytes between ranks. Heap memory is mapped here and copied with
+/* Moving bytes between ranks. Heap memory, and exposed private memory a
+ * rank moved onto a memfd (xfer_promo.c), is mapped here and copied with
  * one memcpy; any other address is reached with process_vm_readv/writev on
  * the owning rank. Private-to-private needs a bounce through our memory:
  * the kernel offers no remote-to-remote copy. */
@@ -22,7 +23,7 @@ int xfer_init(struct emu_nic *nic)
 {
     nic->heaps = calloc(nic->nranks, sizeof *nic->heaps);
     nic->bounce = malloc(BOUNCE_BYTES);
-    return nic->heaps && nic->bounce ? 0 : -ENOMEM;
+    return nic->heaps && nic->bounce && xfer_promo_init(nic) == 0 ? 0 : -ENOMEM;
 }
 
 void xfer_fini(struct emu_nic *nic)
@@ -30,6 +31,7 @@ void xfer_fini(struct emu_nic *nic)
     for (uint32_t r = 0; nic->heaps && r < nic->nranks; r++)
         if (nic->heaps[r].ptr)
             munmap(nic->heaps[r].ptr, nic->heaps[r].size);
+    xfer_promo_fini(nic);
     free(nic->heaps);
     free(nic->bounce);
     free(nic->tickets);
@@ -78,7 +80,7 @@ static struct heap_map *latch(struct emu_nic *nic, uint32_t rank)
     struct stat st;
     uint64_t base = 0;
     if (size == nic->job.geo.heap_size && fstat(fd, &st) == 0)
-        base = guard_map_base(claim, st.st_dev, st.st_ino);
+        base = guard_map_base(claim, st.st_dev, st.st_ino, NULL);
     close(fd);
     if (!base) { /* not mapped there (yet): try again on the next access */
         munmap(p, size);
@@ -116,6 +118,13 @@ static pid_t pid_of(struct emu_nic *nic, uint32_t rank)
     return h ? h->pid : 0;
 }
 
+/* Where we reach [addr, addr+len) of rank's memory with memcpy, or NULL. */
+static char *map_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len)
+{
+    char *p = xfer_heap_ptr(nic, rank, addr, len);
+    return p ? p : xfer_promo_ptr(nic, rank, pid_of(nic, rank), addr, len);
+}
+
 /* One direction of process_vm_*, looping over partial transfers. */
 static int vm_copy(struct emu_nic *nic, pid_t pid, int to_remote, void *local,
                    uint64_t raddr, uint64_t len)
@@ -142,7 +151,7 @@ static int vm_copy(struct emu_nic *nic, pid_t pid, int to_remote, void *local,
 int emu_nic_copy_in(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
                     const void *src, uint64_t len)
 {
-    char *d = xfer_heap_ptr(nic, drank, daddr, len);
+    char *d = map_ptr(nic, drank, daddr, len);
     if (d) {
         memcpy(d, src, len);
         EMU_CTR_ADD(nic->ctr, shm_copies, 1);
@@ -154,7 +163,7 @@ int emu_nic_copy_in(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
 int emu_nic_copy_out(struct emu_nic *nic, void *dst, uint32_t srank,
                      uint64_t saddr, uint64_t len)
 {
-    char *s = xfer_heap_ptr(nic, srank, saddr, len);
+    char *s = map_ptr(nic, srank, saddr, len);
     if (s) {
         memcpy(dst, s, len);
         EMU_CTR_ADD(nic->ctr, shm_copies, 1);
@@ -166,9 +175,9 @@ int emu_nic_copy_out(struct emu_nic *nic, void *dst, uint32_t srank,
 int emu_nic_copy(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
                  uint32_t srank, uint64_t saddr, uint64_t len)
 {
-    char *s = xfer_heap_ptr(nic, srank, saddr, len);
+    char *s = map_ptr(nic, srank, saddr, len);
     if (s) /* covers shm->shm (memmove: a rank may copy within its heap) */ {
-        char *d = xfer_heap_ptr(nic, drank, daddr, len);
+        char *d = map_ptr(nic, drank, daddr, len);
         if (d) {
             memmove(d, s, len);
             EMU_CTR_ADD(nic->ctr, shm_copies, 1);
@@ -176,7 +185,7 @@ int emu_nic_copy(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
         }
         return emu_nic_copy_in(nic, drank, daddr, s, len);
     }
-    char *d = xfer_heap_ptr(nic, drank, daddr, len);
+    char *d = map_ptr(nic, drank, daddr, len);
     if (d)
         return emu_nic_copy_out(nic, d, srank, saddr, len);
     for (uint64_t off = 0; off < len; off += BOUNCE_BYTES) {

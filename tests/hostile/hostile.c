@@ -65,6 +65,8 @@ static const struct field fields[] = {
     F(RANK, struct emu_rank_info, heap_base, "rank.heap_base"),
     F(RANK, struct emu_rank_info, heap_size, "rank.heap_size"),
     F(RANK, struct emu_rank_info, cq_waiter.efd, "rank.cq_efd"),
+    F(RANK, struct emu_rank_info, promo_gen, "rank.promo_gen"),
+    F(RANK, struct emu_rank_info, promo[0], "rank.promo"),
     F(NODE, struct emu_node_info, doorbell.efd, "node.doorbell_efd"),
     F(NODE, struct emu_node_info, daemon_pid, "node.daemon_pid"),
     F(NET, struct emu_netcfg, nrules, "net.nrules"),

@@ -16,7 +16,7 @@
 #include "emunic/waiter.h"
 
 #define EMU_JOB_MAGIC 0x656d756e69636a62ull /* "emunicjb" */
-#define EMU_JOB_VERSION 3
+#define EMU_JOB_VERSION 4
 
 #define EMU_MAX_NODES 1024
 #define EMU_MAX_RANKS_PER_NODE 1024
@@ -35,6 +35,16 @@ struct emu_job_params {
 
 enum emu_rank_state { EMU_RANK_NONE = 0, EMU_RANK_UP, EMU_RANK_DONE };
 
+/* A private range the rank moved onto a memfd so that NICs can map it
+ * (core/promote.c). Rank-written: a daemon takes it as a hint and checks
+ * it with the kernel (xfer_promo.c). */
+#define EMU_MAX_PROMO 16
+struct emu_promo {
+    _Atomic uint64_t base, len; /* len 0: slot free */
+    _Atomic int32_t fd;         /* the memfd's number in the rank */
+    _Atomic uint32_t key;       /* the region it serves: unusable once retracted */
+};
+
 struct emu_rank_info {
     _Alignas(64) _Atomic int32_t pid;
     uint32_t node;
@@ -45,6 +55,8 @@ struct emu_rank_info {
     _Atomic uint32_t space_key; /* whole-address-space region, 0 = none */
     struct emu_waiter cq_waiter; /* the rank sleeps here for completions */
     struct emu_region regions[EMU_MAX_REGIONS];
+    _Atomic uint32_t promo_gen; /* bumped after every change of promo[] */
+    struct emu_promo promo[EMU_MAX_PROMO];
 };
 
 struct emu_node_info {

@@ -1,0 +1,244 @@
+/* Exposed private memory onto memfds, so NIC daemons can map it and copy
+ * with memcpy instead of two process_vm_* calls (docs/core.md "Data path").
+ *
+ * emunic_expose of a large range of private anonymous memory moves the
+ * pages inside it onto a memfd at the same address, contents kept: a
+ * userfaultfd holds every thread that touches the range while it moves
+ * (no write is lost, no read sees a hole), then the memfd is mapped over
+ * it. The rank keeps the memfd open and lists it in its promo[] table;
+ * daemons take it with pidfd_getfd and check it against /proc/PID/maps.
+ *
+ * Like registered memory on real hardware, a range stays moved for good:
+ * it is shared with fork children instead of copied on write. Where the
+ * kernel refuses any step nothing changes and the NIC keeps using
+ * process_vm_* (always correct, slower). */
+#include "emunic/job.h"
+#include "promote.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MEMFD_NAME "emunic-private"
+#define MIN_DEFAULT (64u << 10)
+
+static uint64_t min_bytes(void)
+{
+    const char *e = getenv("EMUNIC_PRIVATE_MAP");
+    if (e && !strcmp(e, "0"))
+        return 0;
+    const char *m = getenv("EMUNIC_PRIVATE_MAP_MIN");
+    char *end;
+    unsigned long long v = m ? strtoull(m, &end, 0) : 0;
+    return m && *m && !*end && v ? v : MIN_DEFAULT;
+}
+
+/* The mapping holding [lo, hi): 1 private anonymous (can move), 2 one of
+ * our memfds (moved before; its inode to *ino), 0 anything else. */
+static int classify(uint64_t lo, uint64_t hi, uint64_t sp, unsigned long long *ino)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return 0;
+    char line[768];
+    int kind = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long a, b, off, inode;
+        unsigned maj, mn;
+        char perm[8];
+        int n = 0;
+        if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &a, &b, perm, &off, &maj, &mn, &inode, &n) != 7)
+            continue;
+        if (a > lo || b < hi)
+            continue;
+        const char *path = line + n;
+        /* our own stack may not move under us: we touch it meanwhile */
+        if (sp >= a && sp < b)
+            break;
+        if (!strcmp(perm, "rw-p") && inode == 0 && (*path == '\n' || *path == 0 || !strncmp(path, "[heap]", 6)))
+            kind = 1;
+        else if (!strcmp(perm, "rw-s") && !strncmp(path, "/memfd:" MEMFD_NAME, 7 + strlen(MEMFD_NAME)) && off == 0 &&
+                 a == lo && b == hi) {
+            kind = 2;
+            *ino = inode;
+        }
+        break;
+    }
+    fclose(f);
+    return kind;
+}
+
+/* Copy what the range holds: only pages that are present or swapped out
+ * (/proc/self/pagemap bits 63 and 62), so a large, mostly untouched range
+ * (a symmetric heap) does not become a fully allocated memfd. */
+static void copy_used(char *dst, const char *src, uint64_t len, uint64_t pg)
+{
+    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    uint64_t ent[512];
+    for (uint64_t off = 0; off < len;) {
+        uint64_t n = (len - off) / pg < 512 ? (len - off) / pg : 512;
+        off_t at = (off_t)(((uint64_t)(uintptr_t)src + off) / pg * sizeof ent[0]);
+        if (fd < 0 || pread(fd, ent, n * sizeof ent[0], at) != (ssize_t)(n * sizeof ent[0])) {
+            memcpy(dst + off, src + off, len - off); /* no map of what is used: all of it */
+            break;
+        }
+        for (uint64_t i = 0; i < n; i++)
+            if (ent[i] >> 62)
+                memcpy(dst + off + i * pg, src + off + i * pg, pg);
+        off += n * pg;
+    }
+    if (fd >= 0)
+        close(fd);
+}
+
+static int uffd_open(void)
+{
+    /* user-mode-only faults need no privilege; a full one also holds the
+     * kernel's own accesses (a NIC's process_vm_* into the range) */
+    int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC);
+    if (fd < 0)
+        fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
+    if (fd < 0)
+        return -1;
+    struct uffdio_api api = {.api = UFFD_API};
+    if (ioctl(fd, UFFDIO_API, &api) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* Move [lo, lo+len) onto a new memfd; its descriptor, or -1. */
+static int move_range(uint64_t lo, uint64_t len)
+{
+    int mfd = memfd_create(MEMFD_NAME, MFD_CLOEXEC);
+    if (mfd < 0)
+        return -1;
+    void *stage = MAP_FAILED, *old = MAP_FAILED;
+    int uffd = -1, ok = 0;
+    if (ftruncate(mfd, (off_t)len) != 0)
+        goto out;
+    stage = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+    if (stage == MAP_FAILED || (uffd = uffd_open()) < 0)
+        goto out;
+    /* a signal handler of ours touching the range would wait on itself */
+    sigset_t all, prev;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &prev);
+    struct uffdio_register reg = {.range = {.start = lo, .len = len}, .mode = UFFDIO_REGISTER_MODE_MISSING};
+    if (ioctl(uffd, UFFDIO_REGISTER, &reg) == 0) {
+        /* the pages go to `old`; [lo, lo+len) stays, empty and registered:
+         * whoever touches it now waits until uffd is closed */
+        /* the fifth argument given: a sanitizer's wrapper passes it on */
+        old = mremap((void *)(uintptr_t)lo, len, len, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, (void *)0);
+        if (old != MAP_FAILED) {
+            copy_used(stage, old, len, (uint64_t)sysconf(_SC_PAGESIZE));
+            ok = mmap((void *)(uintptr_t)lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd, 0) !=
+                 MAP_FAILED;
+            if (!ok) /* put the pages back where they were */
+                ok = -(mremap(old, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(uintptr_t)lo) == MAP_FAILED);
+            else
+                munmap(old, len);
+            old = MAP_FAILED;
+        }
+    }
+    close(uffd); /* wakes the waiters: they retry on the final mapping */
+    pthread_sigmask(SIG_SETMASK, &prev, NULL);
+    if (ok < 0)
+        fprintf(stderr, "emunic: moving exposed memory %#llx+%llu onto a memfd failed halfway: %s\n",
+                (unsigned long long)lo, (unsigned long long)len, strerror(errno));
+out:
+    if (stage != MAP_FAILED)
+        munmap(stage, len);
+    if (ok != 1) {
+        close(mfd);
+        return -1;
+    }
+    return mfd;
+}
+
+static void publish(struct emu_rank_info *me, int slot, uint64_t base, uint64_t len, int fd, uint32_t key)
+{
+    struct emu_promo *p = &me->promo[slot];
+    atomic_store_explicit(&p->len, 0, memory_order_relaxed);
+    atomic_store_explicit(&p->base, base, memory_order_relaxed);
+    atomic_store_explicit(&p->fd, fd, memory_order_relaxed);
+    atomic_store_explicit(&p->key, key, memory_order_relaxed);
+    atomic_store_explicit(&p->len, len, memory_order_release);
+    atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
+}
+
+/* Forget slots whose memfd is no longer what the program has there (the
+ * program unmapped it): a daemon must not keep writing into it. */
+static void drop_stale(struct emu_rank_info *me)
+{
+    for (int i = 0; i < EMU_MAX_PROMO; i++) {
+        struct emu_promo *p = &me->promo[i];
+        uint64_t len = atomic_load(&p->len), base = atomic_load(&p->base);
+        int fd = atomic_load(&p->fd);
+        if (!len)
+            continue;
+        struct stat st;
+        unsigned long long ino = 0;
+        if (fstat(fd, &st) == 0 && classify(base, base + len, 0, &ino) == 2 && ino == (unsigned long long)st.st_ino)
+            continue;
+        atomic_store_explicit(&p->len, 0, memory_order_release);
+        atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
+        close(fd);
+    }
+}
+
+int emu_promote(struct emu_rank_info *me, uint64_t base, uint64_t len)
+{
+    uint64_t min = min_bytes();
+    long pg = sysconf(_SC_PAGESIZE);
+    if (!min || len < min || base + len < base || pg <= 0)
+        return -1;
+    uint64_t lo = (base + (uint64_t)pg - 1) & ~((uint64_t)pg - 1);
+    uint64_t hi = (base + len) & ~((uint64_t)pg - 1);
+    if (hi <= lo || hi - lo < min)
+        return -1;
+    /* the real stack, not a sanitizer's fake frame for our locals */
+    uint64_t sp = (uint64_t)(uintptr_t)__builtin_frame_address(0);
+    unsigned long long ino = 0;
+    int kind = classify(lo, hi, sp, &ino);
+    if (kind == 2) { /* moved before */
+        for (int i = 0; i < EMU_MAX_PROMO; i++) {
+            struct emu_promo *p = &me->promo[i];
+            struct stat st;
+            if (atomic_load(&p->len) == hi - lo && atomic_load(&p->base) == lo &&
+                fstat(atomic_load(&p->fd), &st) == 0 && (unsigned long long)st.st_ino == ino)
+                return i;
+        }
+        return -1;
+    }
+    if (kind != 1)
+        return -1;
+    drop_stale(me);
+    int slot = -1;
+    for (int i = 0; i < EMU_MAX_PROMO && slot < 0; i++)
+        if (!atomic_load(&me->promo[i].len))
+            slot = i;
+    if (slot < 0)
+        return -1;
+    int fd = move_range(lo, hi - lo);
+    if (fd < 0)
+        return -1;
+    publish(me, slot, lo, hi - lo, fd, 0);
+    return slot;
+}
+
+void emu_promote_serve(struct emu_rank_info *me, int slot, uint32_t key)
+{
+    struct emu_promo *p = &me->promo[slot];
+    publish(me, slot, atomic_load(&p->base), atomic_load(&p->len), atomic_load(&p->fd), key);
+}
