@@ -428,7 +428,7 @@ static void restart(void)
 #define NORDER 1000
 #define ORDER_LONG 300 /* every 10th message: the long path */
 static volatile int *order_next; /* by source: the sequence number expected next */
-static volatile int order_arrived, order_long_done;
+static volatile int order_arrived;
 static uint8_t *order_rbuf;       /* by source and long message: ORDER_LONG bytes */
 static DCMF_Request_t *order_rreq; /* likewise */
 static struct dt_rec *order_rdone;
