@@ -271,6 +271,8 @@ int emunic_unexpose(uint32_t key)
     int rc = emu_region_retract(CL.me->regions, key);
     if (rc == 0 && atomic_load(&CL.me->space_key) == key)
         atomic_store(&CL.me->space_key, 0);
+    if (rc == 0)
+        emu_promote_release(CL.me, key);
     pthread_mutex_unlock(&CL.mu);
     return rc ? -ENOENT : 0;
 }

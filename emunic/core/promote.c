@@ -8,10 +8,11 @@
  * it. The rank keeps the memfd open and lists it in its promo[] table;
  * daemons take it with pidfd_getfd and check it against /proc/PID/maps.
  *
- * Like registered memory on real hardware, a range stays moved for good:
- * it is shared with fork children instead of copied on write. Where the
- * kernel refuses any step nothing changes and the NIC keeps using
- * process_vm_* (always correct, slower). */
+ * While exposed, the range is shared with fork children instead of copied
+ * on write; unexposed, it moves back onto anonymous memory (allocators
+ * expect MADV_DONTNEED to give zeros). Where the kernel refuses any step
+ * nothing changes and the NIC keeps using process_vm_* (always correct,
+ * slower). */
 #include "emunic/job.h"
 #include "promote.h"
 
@@ -100,7 +101,7 @@ static void copy_used(char *dst, const char *src, uint64_t len, uint64_t pg)
         close(fd);
 }
 
-static int uffd_open(void)
+static int uffd_open(uint64_t features)
 {
     /* user-mode-only faults need no privilege; a full one also holds the
      * kernel's own accesses (a NIC's process_vm_* into the range) */
@@ -109,7 +110,7 @@ static int uffd_open(void)
         fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | UFFD_USER_MODE_ONLY);
     if (fd < 0)
         return -1;
-    struct uffdio_api api = {.api = UFFD_API};
+    struct uffdio_api api = {.api = UFFD_API, .features = features};
     if (ioctl(fd, UFFDIO_API, &api) != 0) {
         close(fd);
         return -1;
@@ -128,7 +129,7 @@ static int move_range(uint64_t lo, uint64_t len)
     if (ftruncate(mfd, (off_t)len) != 0)
         goto out;
     stage = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-    if (stage == MAP_FAILED || (uffd = uffd_open()) < 0)
+    if (stage == MAP_FAILED || (uffd = uffd_open(0)) < 0)
         goto out;
     /* a signal handler of ours touching the range would wait on itself */
     sigset_t all, prev;
@@ -235,6 +236,73 @@ int emu_promote(struct emu_rank_info *me, uint64_t base, uint64_t len)
         return -1;
     publish(me, slot, lo, hi - lo, fd, 0);
     return slot;
+}
+
+/* Copy the pages of memfd fd that hold data (SEEK_DATA/SEEK_HOLE) from
+ * its mapping src to dst. */
+static void copy_data(int fd, char *dst, const char *src, uint64_t len)
+{
+    off_t at = 0;
+    while ((uint64_t)at < len) {
+        off_t d = lseek(fd, at, SEEK_DATA);
+        if (d < 0)
+            break; /* ENXIO: no data after at */
+        off_t h = lseek(fd, d, SEEK_HOLE);
+        if (h < 0 || (uint64_t)h > len)
+            h = (off_t)len;
+        memcpy(dst + d, src + d, (size_t)(h - d));
+        at = h;
+    }
+}
+
+/* Put [lo, lo+len) back on private anonymous memory, contents kept: writers
+ * wait on a write-protecting userfaultfd meanwhile (readers go on: nothing
+ * changes under them). Without it, the range stays moved. */
+static int move_back(int mfd, uint64_t lo, uint64_t len)
+{
+    int uffd = uffd_open(UFFD_FEATURE_WP_HUGETLBFS_SHMEM);
+    if (uffd < 0)
+        return -1;
+    void *fresh = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int ok = 0;
+    sigset_t all, prev;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &prev);
+    struct uffdio_register reg = {.range = {.start = lo, .len = len}, .mode = UFFDIO_REGISTER_MODE_WP};
+    struct uffdio_writeprotect wp = {.range = {.start = lo, .len = len}, .mode = UFFDIO_WRITEPROTECT_MODE_WP};
+    if (fresh != MAP_FAILED && ioctl(uffd, UFFDIO_REGISTER, &reg) == 0 && ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) == 0) {
+        copy_data(mfd, fresh, (const char *)(uintptr_t)lo, len);
+        ok = mremap(fresh, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(uintptr_t)lo) != MAP_FAILED;
+    }
+    close(uffd); /* writers retry, on the anonymous pages if they moved */
+    pthread_sigmask(SIG_SETMASK, &prev, NULL);
+    if (!ok && fresh != MAP_FAILED)
+        munmap(fresh, len);
+    return ok ? 0 : -1;
+}
+
+void emu_promote_release(struct emu_rank_info *me, uint32_t key)
+{
+    for (int i = 0; i < EMU_MAX_PROMO; i++) {
+        struct emu_promo *p = &me->promo[i];
+        uint64_t len = atomic_load(&p->len), base = atomic_load(&p->base);
+        if (!len || atomic_load(&p->key) != key)
+            continue;
+        /* no NIC uses it from here (its region is gone): an allocator that
+         * frees these pages with MADV_DONTNEED expects zeros back, which a
+         * memfd does not give, so they go back to anonymous memory */
+        int fd = atomic_load(&p->fd);
+        struct stat st;
+        unsigned long long ino = 0;
+        if (fstat(fd, &st) == 0 && classify(base, base + len, 0, &ino) == 2 && ino == (unsigned long long)st.st_ino &&
+            move_back(fd, base, len) != 0) {
+            publish(me, i, base, len, fd, 0); /* stays moved, serves nobody */
+            continue;
+        }
+        atomic_store_explicit(&p->len, 0, memory_order_release);
+        atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
+        close(fd);
+    }
 }
 
 void emu_promote_serve(struct emu_rank_info *me, int slot, uint32_t key)

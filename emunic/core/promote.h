@@ -15,5 +15,8 @@ struct emu_rank_info;
 int emu_promote(struct emu_rank_info *me, uint64_t base, uint64_t len);
 /* NICs may use slot's mapping while region `key` is live. */
 void emu_promote_serve(struct emu_rank_info *me, int slot, uint32_t key);
+/* After region `key` was retracted: the range it moved goes back onto
+ * private anonymous memory (what allocators expect of it), contents kept. */
+void emu_promote_release(struct emu_rank_info *me, uint32_t key);
 
 #endif

@@ -161,6 +161,15 @@ static void data_through_moved(unsigned char *src, unsigned char *dst, int fast)
     if (me == 1) {
         expect(buf + head + pagesz() * 7, 200000, 17, "after exposing again");
         CHECK(emunic_unexpose((uint32_t)key) == 0, "unexpose");
+        /* back on anonymous memory, contents kept, and what allocators
+         * count on: MADV_DONTNEED gives zeros back */
+        uint64_t lo = ((uint64_t)(uintptr_t)buf + head + pagesz() - 1) & ~(pagesz() - 1);
+        CHECK(!moved(lo, ((uint64_t)(uintptr_t)buf + head + BIG) & ~(pagesz() - 1)), "still moved after unexpose");
+        expect(buf + head + pagesz() * 7, 200000, 17, "after unexpose");
+        unsigned char *pgs = (unsigned char *)(uintptr_t)lo + pagesz() * 8;
+        CHECK(madvise(pgs, pagesz() * 4, MADV_DONTNEED) == 0, "madvise");
+        for (size_t i = 0; i < pagesz() * 4; i++)
+            CHECK(pgs[i] == 0, "byte %zu after MADV_DONTNEED is %u", i, pgs[i]);
         munmap(buf, BIG + 2 * pagesz());
     }
 }
@@ -188,23 +197,29 @@ static void *hammer(void *arg)
 
 static void no_write_lost(void)
 {
+    size_t len = 256u << 10;
     for (int it = 0; it < 20; it++) {
-        uint64_t *b = map_anon(256u << 10, NULL);
-        memset(b, 0, 256u << 10);
+        uint64_t *b = map_anon(len, NULL);
+        uint64_t lo = (uint64_t)(uintptr_t)b;
+        memset(b, 0, len);
         atomic_store(&stop_hammer, 0);
         pthread_t t;
         CHECK(pthread_create(&t, NULL, hammer, b) == 0, "thread");
         usleep(200);
-        int64_t key = emunic_expose(b, 256u << 10, EMU_PERM_ALL);
+        int64_t key = emunic_expose(b, len, EMU_PERM_ALL);
+        usleep(200);
+        int moved_in = moved(lo, lo + len);
+        /* and back to anonymous memory, still under fire */
+        int un = emunic_unexpose((uint32_t)key);
         usleep(200);
         atomic_store(&stop_hammer, 1);
         pthread_join(t, NULL);
-        CHECK(key > 0, "expose");
-        CHECK(moved((uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)b + (256u << 10)), "not moved (round %d)", it);
+        CHECK(key > 0 && un == 0, "expose %lld, unexpose %d", (long long)key, un);
+        CHECK(moved_in, "not moved (round %d)", it);
+        CHECK(!moved(lo, lo + len), "still on a memfd after unexpose (round %d)", it);
         CHECK(atomic_load(&hammer_bad) == 0, "round %d: %ld lost writes while the pages moved", it,
               atomic_load(&hammer_bad));
-        CHECK(emunic_unexpose((uint32_t)key) == 0, "unexpose");
-        munmap(b, 256u << 10);
+        munmap(b, len);
     }
 }
 
