@@ -1,0 +1,168 @@
+/* MPI RMA peer of bench/run_peers.sh (built with mpicc.mpich, run with
+ * mpiexec -n 2 on this box): passive-target one-sided operations, the MPI
+ * counterpart of a Portals put with an ACK or a get.
+ *
+ * Rank 0 opens a passive-target epoch on every rank (MPI_Win_lock_all)
+ * and times MPI_Put/MPI_Get into rank 1's window, each followed by
+ * MPI_Win_flush: the flush returns when the operation is complete at the
+ * target, so an 8 B put + flush is a remote-completion round trip. Rank 1
+ * does nothing but wait in a barrier, as a passive target should.
+ *
+ * Output from rank 0, one "metric,value" line each:
+ *   put_lat_8B_us     MPI_Put 8 B + MPI_Win_flush, median
+ *   get_lat_8B_us     MPI_Get 8 B + MPI_Win_flush, median
+ *   put_bw_1M_MBps    --bw-window puts of 1 MiB, then one flush; median of trials
+ *   msgrate_8B_per_s  --rate-window puts of 8 B, then one flush; median of trials
+ *
+ *   mpiexec -n 2 mpi_rma [--create] [--iters N] [--warmup N] [--trials T]
+ *       [--bw-window W] [--bw-windows N] [--rate-window W] [--rate-windows N]
+ * --create exposes malloc'd memory with MPI_Win_create instead of the
+ * library's own MPI_Win_allocate memory (the private-memory case). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+#include <getopt.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "peer_stats.h"
+
+#define BIG (1 << 20)
+#define SMALL 8
+
+static const char *prog = "mpi_rma";
+
+static double latency(int is_get, char *local, MPI_Win win, long warmup, long iters, double *samples)
+{
+    for (long i = 0; i < warmup + iters; i++) {
+        double t0 = peer_now_us();
+        if (is_get)
+            MPI_Get(local, SMALL, MPI_BYTE, 1, 0, SMALL, MPI_BYTE, win);
+        else
+            MPI_Put(local, SMALL, MPI_BYTE, 1, 0, SMALL, MPI_BYTE, win);
+        MPI_Win_flush(1, win);
+        if (i >= warmup)
+            samples[i - warmup] = peer_now_us() - t0;
+    }
+    return peer_median(samples, (size_t)iters);
+}
+
+/* count windows of `window` puts of len bytes, one flush per window (the
+ * puts of a window all land at offset 0: bandwidth, not a data layout, is
+ * measured); returns operations per second */
+static double windows(char *local, int len, MPI_Win win, long window, long count)
+{
+    double t0 = peer_now_us();
+    for (long w = 0; w < count; w++) {
+        for (long k = 0; k < window; k++)
+            MPI_Put(local, len, MPI_BYTE, 1, 0, len, MPI_BYTE, win);
+        MPI_Win_flush(1, win);
+    }
+    return (double)(window * count) / ((peer_now_us() - t0) / 1e6);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: mpiexec -n 2 mpi_rma [--create] [--iters N] [--warmup N] [--trials T]\n"
+               "       [--bw-window W] [--bw-windows N] [--rate-window W] [--rate-windows N]\n"
+               "MPI passive-target RMA: 8 B put/get + MPI_Win_flush latency, 1 MiB put\n"
+               "bandwidth, 8 B put rate. Prints metric,value lines from rank 0.\n");
+}
+
+int main(int argc, char **argv)
+{
+    long iters = 20000, warmup = 1000, trials = 5, bw_window = 16, bw_windows = 32, rate_window = 64,
+         rate_windows = 2000;
+    int create = 0, c, rank, size;
+    static const struct option opts[] = {{"create", no_argument, 0, 'c'},
+                                         {"iters", required_argument, 0, 'i'},
+                                         {"warmup", required_argument, 0, 'w'},
+                                         {"trials", required_argument, 0, 't'},
+                                         {"bw-window", required_argument, 0, 'W'},
+                                         {"bw-windows", required_argument, 0, 'B'},
+                                         {"rate-window", required_argument, 0, 'R'},
+                                         {"rate-windows", required_argument, 0, 'r'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    /* options first, so --help works without a launcher */
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'c': create = 1; break;
+        case 'i': iters = peer_parse_long(prog, "--iters", optarg, 1, 100000000); break;
+        case 'w': warmup = peer_parse_long(prog, "--warmup", optarg, 0, 100000000); break;
+        case 't': trials = peer_parse_long(prog, "--trials", optarg, 1, 1000); break;
+        case 'W': bw_window = peer_parse_long(prog, "--bw-window", optarg, 1, 1 << 20); break;
+        case 'B': bw_windows = peer_parse_long(prog, "--bw-windows", optarg, 1, 1000000); break;
+        case 'R': rate_window = peer_parse_long(prog, "--rate-window", optarg, 1, 1 << 20); break;
+        case 'r': rate_windows = peer_parse_long(prog, "--rate-windows", optarg, 1, 100000000); break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) {
+        if (rank == 0)
+            fprintf(stderr, "%s: run with exactly 2 ranks (got %d)\n", prog, size);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+
+    char *base = NULL, *local = malloc(BIG);
+    MPI_Win win;
+    if (!local)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    memset(local, 1, BIG);
+    if (create) {
+        base = malloc(BIG);
+        if (!base)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        MPI_Win_create(base, BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    } else {
+        MPI_Win_allocate(BIG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+    }
+    memset(base, 0, BIG);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_lock_all(0, win);
+
+    if (rank == 0) {
+        double *samples = malloc(sizeof(double) * (size_t)(iters > trials ? iters : trials));
+        double *trial = malloc(sizeof(double) * (size_t)trials);
+        if (!samples || !trial)
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        char ver[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len;
+        MPI_Get_library_version(ver, &len);
+        ver[strcspn(ver, "\n")] = '\0';
+        printf("# mpi_rma window=%s iters=%ld trials=%ld bw_window=%ld rate_window=%ld library=\"%s\"\n",
+               create ? "MPI_Win_create(malloc)" : "MPI_Win_allocate", iters, trials, bw_window, rate_window, ver);
+        printf("put_lat_8B_us,%.3f\n", latency(0, local, win, warmup, iters, samples));
+        printf("get_lat_8B_us,%.3f\n", latency(1, local, win, warmup, iters, samples));
+        windows(local, BIG, win, bw_window, 1); /* warm the 1 MiB path */
+        for (long t = 0; t < trials; t++)
+            trial[t] = windows(local, BIG, win, bw_window, bw_windows) * BIG / 1e6;
+        printf("put_bw_1M_MBps,%.1f\n", peer_median(trial, (size_t)trials));
+        windows(local, SMALL, win, rate_window, 10);
+        for (long t = 0; t < trials; t++)
+            trial[t] = windows(local, SMALL, win, rate_window, rate_windows);
+        printf("msgrate_8B_per_s,%.0f\n", peer_median(trial, (size_t)trials));
+        fflush(stdout);
+        free(samples);
+        free(trial);
+    }
+
+    MPI_Win_unlock_all(win);
+    /* the target waits here: passive, it makes no RMA calls of its own */
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_free(&win);
+    if (create)
+        free(base);
+    free(local);
+    MPI_Finalize();
+    return 0;
+}
