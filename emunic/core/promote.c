@@ -29,6 +29,21 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* The kernel holds other threads while a range moves (userfaultfd), which
+ * ThreadSanitizer cannot see: our own accesses to the range then are not
+ * its business. */
+#if defined(__SANITIZE_THREAD__)
+void AnnotateIgnoreReadsBegin(const char *file, int line);
+void AnnotateIgnoreReadsEnd(const char *file, int line);
+void AnnotateIgnoreWritesBegin(const char *file, int line);
+void AnnotateIgnoreWritesEnd(const char *file, int line);
+#define UNSEEN_BEGIN() (AnnotateIgnoreReadsBegin(__FILE__, __LINE__), AnnotateIgnoreWritesBegin(__FILE__, __LINE__))
+#define UNSEEN_END() (AnnotateIgnoreWritesEnd(__FILE__, __LINE__), AnnotateIgnoreReadsEnd(__FILE__, __LINE__))
+#else
+#define UNSEEN_BEGIN() ((void)0)
+#define UNSEEN_END() ((void)0)
+#endif
+
 #define MEMFD_NAME "emunic-private"
 #define MIN_DEFAULT (64u << 10)
 
@@ -136,6 +151,7 @@ static int move_range(uint64_t lo, uint64_t len)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &prev);
     struct uffdio_register reg = {.range = {.start = lo, .len = len}, .mode = UFFDIO_REGISTER_MODE_MISSING};
+    UNSEEN_BEGIN();
     if (ioctl(uffd, UFFDIO_REGISTER, &reg) == 0) {
         /* the pages go to `old`; [lo, lo+len) stays, empty and registered:
          * whoever touches it now waits until uffd is closed */
@@ -152,6 +168,7 @@ static int move_range(uint64_t lo, uint64_t len)
             old = MAP_FAILED;
         }
     }
+    UNSEEN_END();
     close(uffd); /* wakes the waiters: they retry on the final mapping */
     pthread_sigmask(SIG_SETMASK, &prev, NULL);
     if (ok < 0)
@@ -270,10 +287,12 @@ static int move_back(int mfd, uint64_t lo, uint64_t len)
     pthread_sigmask(SIG_BLOCK, &all, &prev);
     struct uffdio_register reg = {.range = {.start = lo, .len = len}, .mode = UFFDIO_REGISTER_MODE_WP};
     struct uffdio_writeprotect wp = {.range = {.start = lo, .len = len}, .mode = UFFDIO_WRITEPROTECT_MODE_WP};
+    UNSEEN_BEGIN();
     if (fresh != MAP_FAILED && ioctl(uffd, UFFDIO_REGISTER, &reg) == 0 && ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) == 0) {
         copy_data(mfd, fresh, (const char *)(uintptr_t)lo, len);
         ok = mremap(fresh, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(uintptr_t)lo) != MAP_FAILED;
     }
+    UNSEEN_END();
     close(uffd); /* writers retry, on the anonymous pages if they moved */
     pthread_sigmask(SIG_SETMASK, &prev, NULL);
     if (!ok && fresh != MAP_FAILED)
