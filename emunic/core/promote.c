@@ -93,27 +93,48 @@ static int classify(uint64_t lo, uint64_t hi, uint64_t sp, unsigned long long *i
     return kind;
 }
 
-/* Copy what the range holds: only pages that are present or swapped out
- * (/proc/self/pagemap bits 63 and 62), so a large, mostly untouched range
- * (a symmetric heap) does not become a fully allocated memfd. */
-static void copy_used(char *dst, const char *src, uint64_t len, uint64_t pg)
+/* Write [off, off+n) of memory src into fd at off: pwrite allocates the
+ * file's pages in the kernel, without a page fault each. */
+static int put_run(int fd, const char *src, uint64_t off, uint64_t n)
 {
-    int fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    for (uint64_t done = 0; done < n;) {
+        ssize_t w = pwrite(fd, src + off + done, n - done, (off_t)(off + done));
+        if (w <= 0 && errno != EINTR)
+            return -1;
+        done += w > 0 ? (uint64_t)w : 0;
+    }
+    return 0;
+}
+
+/* Copy what the range at src holds into memfd fd: only pages that are
+ * present or swapped out (/proc/self/pagemap bits 63 and 62), so a large,
+ * mostly untouched range (a symmetric heap) does not become a fully
+ * allocated memfd. */
+static int copy_used(int fd, const char *src, uint64_t len, uint64_t pg)
+{
+    int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
     uint64_t ent[512];
-    for (uint64_t off = 0; off < len;) {
+    int rc = 0;
+    for (uint64_t off = 0; off < len && rc == 0;) {
         uint64_t n = (len - off) / pg < 512 ? (len - off) / pg : 512;
         off_t at = (off_t)(((uint64_t)(uintptr_t)src + off) / pg * sizeof ent[0]);
-        if (fd < 0 || pread(fd, ent, n * sizeof ent[0], at) != (ssize_t)(n * sizeof ent[0])) {
-            memcpy(dst + off, src + off, len - off); /* no map of what is used: all of it */
+        if (pm < 0 || pread(pm, ent, n * sizeof ent[0], at) != (ssize_t)(n * sizeof ent[0])) {
+            rc = put_run(fd, src, off, len - off); /* no map of what is used: all of it */
             break;
         }
-        for (uint64_t i = 0; i < n; i++)
-            if (ent[i] >> 62)
-                memcpy(dst + off + i * pg, src + off + i * pg, pg);
+        for (uint64_t i = 0; i < n && rc == 0;) {
+            uint64_t j = i;
+            while (j < n && ent[j] >> 62)
+                j++;
+            if (j > i)
+                rc = put_run(fd, src, off + i * pg, (j - i) * pg);
+            i = j + 1;
+        }
         off += n * pg;
     }
-    if (fd >= 0)
-        close(fd);
+    if (pm >= 0)
+        close(pm);
+    return rc;
 }
 
 static int uffd_open(uint64_t features)
@@ -139,12 +160,11 @@ static int move_range(uint64_t lo, uint64_t len)
     int mfd = memfd_create(MEMFD_NAME, MFD_CLOEXEC);
     if (mfd < 0)
         return -1;
-    void *stage = MAP_FAILED, *old = MAP_FAILED;
+    void *old = MAP_FAILED;
     int uffd = -1, ok = 0;
     if (ftruncate(mfd, (off_t)len) != 0)
         goto out;
-    stage = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-    if (stage == MAP_FAILED || (uffd = uffd_open(0)) < 0)
+    if ((uffd = uffd_open(0)) < 0)
         goto out;
     /* a signal handler of ours touching the range would wait on itself */
     sigset_t all, prev;
@@ -158,8 +178,8 @@ static int move_range(uint64_t lo, uint64_t len)
         /* the fifth argument given: a sanitizer's wrapper passes it on */
         old = mremap((void *)(uintptr_t)lo, len, len, MREMAP_MAYMOVE | MREMAP_DONTUNMAP, (void *)0);
         if (old != MAP_FAILED) {
-            copy_used(stage, old, len, (uint64_t)sysconf(_SC_PAGESIZE));
-            ok = mmap((void *)(uintptr_t)lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd, 0) !=
+            ok = copy_used(mfd, old, len, (uint64_t)sysconf(_SC_PAGESIZE)) == 0 &&
+                 mmap((void *)(uintptr_t)lo, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd, 0) !=
                  MAP_FAILED;
             if (!ok) /* put the pages back where they were */
                 ok = -(mremap(old, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(uintptr_t)lo) == MAP_FAILED);
@@ -175,8 +195,6 @@ static int move_range(uint64_t lo, uint64_t len)
         fprintf(stderr, "emunic: moving exposed memory %#llx+%llu onto a memfd failed halfway: %s\n",
                 (unsigned long long)lo, (unsigned long long)len, strerror(errno));
 out:
-    if (stage != MAP_FAILED)
-        munmap(stage, len);
     if (ok != 1) {
         close(mfd);
         return -1;
@@ -255,21 +273,28 @@ int emu_promote(struct emu_rank_info *me, uint64_t base, uint64_t len)
     return slot;
 }
 
-/* Copy the pages of memfd fd that hold data (SEEK_DATA/SEEK_HOLE) from
- * its mapping src to dst. */
-static void copy_data(int fd, char *dst, const char *src, uint64_t len)
+/* Copy the parts of memfd fd that hold data (SEEK_DATA/SEEK_HOLE) into
+ * fresh anonymous memory at dst, its pages made in one go first. */
+static int copy_data(int fd, char *dst, uint64_t len)
 {
     off_t at = 0;
     while ((uint64_t)at < len) {
         off_t d = lseek(fd, at, SEEK_DATA);
         if (d < 0)
-            break; /* ENXIO: no data after at */
+            return errno == ENXIO ? 0 : -1; /* ENXIO: no data after at */
         off_t h = lseek(fd, d, SEEK_HOLE);
         if (h < 0 || (uint64_t)h > len)
             h = (off_t)len;
-        memcpy(dst + d, src + d, (size_t)(h - d));
+        (void)madvise(dst + d, (size_t)(h - d), MADV_POPULATE_WRITE); /* only faster */
+        for (off_t k = d; k < h;) {
+            ssize_t r = pread(fd, dst + k, (size_t)(h - k), k);
+            if (r <= 0 && errno != EINTR)
+                return -1;
+            k += r > 0 ? r : 0;
+        }
         at = h;
     }
+    return 0;
 }
 
 /* Put [lo, lo+len) back on private anonymous memory, contents kept: writers
@@ -289,8 +314,8 @@ static int move_back(int mfd, uint64_t lo, uint64_t len)
     struct uffdio_writeprotect wp = {.range = {.start = lo, .len = len}, .mode = UFFDIO_WRITEPROTECT_MODE_WP};
     UNSEEN_BEGIN();
     if (fresh != MAP_FAILED && ioctl(uffd, UFFDIO_REGISTER, &reg) == 0 && ioctl(uffd, UFFDIO_WRITEPROTECT, &wp) == 0) {
-        copy_data(mfd, fresh, (const char *)(uintptr_t)lo, len);
-        ok = mremap(fresh, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(uintptr_t)lo) != MAP_FAILED;
+        ok = copy_data(mfd, fresh, len) == 0 &&
+             mremap(fresh, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)(uintptr_t)lo) != MAP_FAILED;
     }
     UNSEEN_END();
     close(uffd); /* writers retry, on the anonymous pages if they moved */
