@@ -74,6 +74,14 @@ static void fire(struct emu_nic *nic, struct emu_msg *m)
 {
     m->dtype &= (uint8_t)~PTLX_D_TRIGGERED;
     if (m->aop != PTLX_TRIG_CT) {
+        /* a small source is taken now, as a NIC sends data when the
+         * operation fires: the rank may be gone (PtlNIFini right after
+         * its PtlCTInc) before the target gets to it */
+        if (m->aop != PTLX_GET && !(m->flags & EMU_F_INLINE) && !(m->dtype & PTLX_D_PUT_IOV) &&
+            m->len <= EMU_INLINE_MAX && emu_nic_copy_out(nic, m->data, m->src, m->laddr, m->len) == EMU_OK) {
+            m->flags |= EMU_F_INLINE;
+            m->dlen = (uint16_t)m->len;
+        }
         ptln_start(nic, state, m);
         return;
     }
