@@ -286,35 +286,12 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    long iters = 20000, warmup = 1000, trials = 5, bw_window = 16, bw_windows = 32, rate_window = 64,
-         rate_windows = 2000;
-    static const struct option opts[] = {{"iters", required_argument, 0, 'i'},
-                                         {"warmup", required_argument, 0, 'w'},
-                                         {"trials", required_argument, 0, 't'},
-                                         {"bw-window", required_argument, 0, 'W'},
-                                         {"bw-windows", required_argument, 0, 'B'},
-                                         {"rate-window", required_argument, 0, 'R'},
-                                         {"rate-windows", required_argument, 0, 'r'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    int c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'i': iters = peer_parse_long(prog, "--iters", optarg, 1, 100000000); break;
-        case 'w': warmup = peer_parse_long(prog, "--warmup", optarg, 0, 100000000); break;
-        case 't': trials = peer_parse_long(prog, "--trials", optarg, 1, 1000); break;
-        case 'W': bw_window = peer_parse_long(prog, "--bw-window", optarg, 1, MAX_WINDOW); break;
-        case 'B': bw_windows = peer_parse_long(prog, "--bw-windows", optarg, 1, 1000000); break;
-        case 'R': rate_window = peer_parse_long(prog, "--rate-window", optarg, 1, MAX_WINDOW); break;
-        case 'r': rate_windows = peer_parse_long(prog, "--rate-windows", optarg, 1, 100000000); break;
-        case 'h': usage(stdout); return 0;
-        default: usage(stderr); return 2;
-        }
-    }
-    if (optind != argc) {
-        usage(stderr);
-        return 2;
-    }
+    struct peer_opts o;
+    int st = peer_parse_opts(argc, argv, prog, MAX_WINDOW, 0, usage, &o);
+    if (st >= 0)
+        return st;
+    long iters = o.iters, warmup = o.warmup, trials = o.trials, bw_window = o.bw_window, bw_windows = o.bw_windows,
+         rate_window = o.rate_window, rate_windows = o.rate_windows;
 
     /* Fork before any libfabric call: each process must own its provider
      * state, as two separately launched ranks would. */

@@ -5,6 +5,7 @@
 #ifndef EMUNIC_PEER_STATS_H
 #define EMUNIC_PEER_STATS_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -43,6 +44,50 @@ static inline long peer_parse_long(const char *prog, const char *opt, const char
         exit(2);
     }
     return x;
+}
+
+/* The options every peer takes, as bench/run_peers.sh passes them. */
+struct peer_opts {
+    long iters, warmup, trials, bw_window, bw_windows, rate_window, rate_windows;
+    int create; /* --create, where with_create */
+};
+
+/* Defaults, then argv. Returns -1 to go on, else the exit status after
+ * printing usage (--help: 0 on stdout; a bad option: 2 on stderr). */
+static inline int peer_parse_opts(int argc, char **argv, const char *prog, long max_window, int with_create,
+                                  void (*usage)(FILE *), struct peer_opts *o)
+{
+    *o = (struct peer_opts){20000, 1000, 5, 16, 32, 64, 2000, 0};
+    static const struct option opts[] = {{"create", no_argument, 0, 'c'},
+                                         {"iters", required_argument, 0, 'i'},
+                                         {"warmup", required_argument, 0, 'w'},
+                                         {"trials", required_argument, 0, 't'},
+                                         {"bw-window", required_argument, 0, 'W'},
+                                         {"bw-windows", required_argument, 0, 'B'},
+                                         {"rate-window", required_argument, 0, 'R'},
+                                         {"rate-windows", required_argument, 0, 'r'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c;
+    while ((c = getopt_long(argc, argv, "h", opts + !with_create, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->create = 1; break;
+        case 'i': o->iters = peer_parse_long(prog, "--iters", optarg, 1, 100000000); break;
+        case 'w': o->warmup = peer_parse_long(prog, "--warmup", optarg, 0, 100000000); break;
+        case 't': o->trials = peer_parse_long(prog, "--trials", optarg, 1, 1000); break;
+        case 'W': o->bw_window = peer_parse_long(prog, "--bw-window", optarg, 1, max_window); break;
+        case 'B': o->bw_windows = peer_parse_long(prog, "--bw-windows", optarg, 1, 1000000); break;
+        case 'R': o->rate_window = peer_parse_long(prog, "--rate-window", optarg, 1, max_window); break;
+        case 'r': o->rate_windows = peer_parse_long(prog, "--rate-windows", optarg, 1, 100000000); break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+    }
+    if (optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+    return -1;
 }
 
 #endif
