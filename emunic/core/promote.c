@@ -213,24 +213,31 @@ static void publish(struct emu_rank_info *me, int slot, uint64_t base, uint64_t 
     atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
 }
 
+/* Whether slot p's memfd is still what the program has mapped at its range. */
+static int still_moved(const struct emu_promo *p)
+{
+    uint64_t len = atomic_load(&p->len), base = atomic_load(&p->base);
+    struct stat st;
+    unsigned long long ino = 0;
+    return len && fstat(atomic_load(&p->fd), &st) == 0 && classify(base, base + len, 0, &ino) == 2 &&
+           ino == (unsigned long long)st.st_ino;
+}
+
+/* Free slot p: daemons drop their mapping at their next look. */
+static void retire(struct emu_rank_info *me, struct emu_promo *p)
+{
+    atomic_store_explicit(&p->len, 0, memory_order_release);
+    atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
+    close(atomic_load(&p->fd));
+}
+
 /* Forget slots whose memfd is no longer what the program has there (the
  * program unmapped it): a daemon must not keep writing into it. */
 static void drop_stale(struct emu_rank_info *me)
 {
-    for (int i = 0; i < EMU_MAX_PROMO; i++) {
-        struct emu_promo *p = &me->promo[i];
-        uint64_t len = atomic_load(&p->len), base = atomic_load(&p->base);
-        int fd = atomic_load(&p->fd);
-        if (!len)
-            continue;
-        struct stat st;
-        unsigned long long ino = 0;
-        if (fstat(fd, &st) == 0 && classify(base, base + len, 0, &ino) == 2 && ino == (unsigned long long)st.st_ino)
-            continue;
-        atomic_store_explicit(&p->len, 0, memory_order_release);
-        atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
-        close(fd);
-    }
+    for (int i = 0; i < EMU_MAX_PROMO; i++)
+        if (atomic_load(&me->promo[i].len) && !still_moved(&me->promo[i]))
+            retire(me, &me->promo[i]);
 }
 
 int emu_promote(struct emu_rank_info *me, uint64_t base, uint64_t len)
@@ -336,16 +343,11 @@ void emu_promote_release(struct emu_rank_info *me, uint32_t key)
          * frees these pages with MADV_DONTNEED expects zeros back, which a
          * memfd does not give, so they go back to anonymous memory */
         int fd = atomic_load(&p->fd);
-        struct stat st;
-        unsigned long long ino = 0;
-        if (fstat(fd, &st) == 0 && classify(base, base + len, 0, &ino) == 2 && ino == (unsigned long long)st.st_ino &&
-            move_back(fd, base, len) != 0) {
+        if (still_moved(p) && move_back(fd, base, len) != 0) {
             publish(me, i, base, len, fd, 0); /* stays moved, serves nobody */
             continue;
         }
-        atomic_store_explicit(&p->len, 0, memory_order_release);
-        atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
-        close(fd);
+        retire(me, p);
     }
 }
 

@@ -104,14 +104,14 @@ static void rescan(struct emu_nic *nic, uint32_t rank, struct promo_set *ps, pid
     }
     ps->gen = gen;
     struct emu_promo *tab = nic->job.ranks[rank].promo;
+    uint64_t pgmask = (uint64_t)sysconf(_SC_PAGESIZE) - 1;
     for (int i = 0; i < EMU_MAX_PROMO; i++) {
         struct promo_map *m = &ps->m[i];
         uint64_t len = atomic_load_explicit(&tab[i].len, memory_order_acquire);
         uint64_t base = atomic_load_explicit(&tab[i].base, memory_order_relaxed);
         int32_t fd = atomic_load_explicit(&tab[i].fd, memory_order_relaxed);
         uint32_t key = atomic_load_explicit(&tab[i].key, memory_order_relaxed);
-        long pg = sysconf(_SC_PAGESIZE);
-        if (!len || len > PROMO_MAX_LEN || (base | len) & (uint64_t)(pg - 1) || base + len < base || fd < 0 ||
+        if (!len || len > PROMO_MAX_LEN || (base | len) & pgmask || base + len < base || fd < 0 ||
             !key || ps->pidfd < 0) {
             unmap(m);
             continue;
