@@ -12,7 +12,10 @@
 #                    beside the source tree); absent: one line, exit 0
 #   CLIENTS_WORK     scratch directory (default: BUILD_DIR/clients, emptied)
 #   CLIENTS_TIMEOUT  emunic-run --timeout of each test program (default 300)
-#   CLIENTS_LAYOUTS  all (default) or 2x2: SOS's unit set also at 1x4 and 4x1
+#   CLIENTS_LAYOUTS  SOS's unit set also at 4x1 (default), at 1x4 and 4x1
+#                    (all) or only 2x2 (2x2)
+#   CLIENTS_FULL     1: every layout and long run of every stage (make
+#                    check-clients-full; about 20 minutes more than CI's)
 #   GA_NICS          NICs GA's programs run over (default: portals; all three:
 #                    "portals pami dcmf")
 # A failing client test prints its name, the last lines of its output and
@@ -32,6 +35,10 @@ done
 shift $((OPTIND - 1))
 stages=("$@")
 [ ${#stages[@]} -eq 0 ] && stages=(sos portals4 pami ga armci a1)
+
+if [ "${CLIENTS_FULL:-0}" = 1 ]; then
+    export PAMI_LONG=${PAMI_LONG:-1} A1_LONG=${A1_LONG:-1} CLIENTS_LAYOUTS=${CLIENTS_LAYOUTS:-all}
+fi
 
 # shellcheck source=tests/clients/lib.sh
 . "$here/lib.sh"
