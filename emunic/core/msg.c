@@ -74,6 +74,7 @@ const char *emu_status_str(unsigned status)
     case EMU_E_DEAD: return "peer gone";
     case EMU_E_TRUNC: return "payload truncated";
     case EMU_E_LOST: return "lost by the network";
+    case EMU_E_NORESULT: return "done, but the initiator is gone";
     default: return "unknown status";
     }
 }

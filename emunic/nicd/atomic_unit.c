@@ -44,8 +44,10 @@ int emu_nic_atomic(struct emu_nic *nic, const struct emu_msg *m, int fetch)
         return EMU_E_INVAL;
     if (tbuf && (st = emu_nic_copy_in(nic, m->dst, m->raddr, tbuf, m->len)) != EMU_OK)
         return st;
-    if (fbuf)
-        st = emu_nic_copy_in(nic, m->src, m->aux, fbuf, m->len);
+    /* applied: an initiator that exited since (it finalized right after
+     * the operation fired) only misses its copy of the old value */
+    if (fbuf && (st = emu_nic_copy_in(nic, m->src, m->aux, fbuf, m->len)) == EMU_E_DEAD)
+        st = EMU_E_NORESULT;
     return st;
 }
 

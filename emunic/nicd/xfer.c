@@ -125,12 +125,17 @@ static char *map_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t
     return p ? p : xfer_promo_ptr(nic, rank, pid_of(nic, rank), addr, len);
 }
 
-/* One direction of process_vm_*, looping over partial transfers. */
-static int vm_copy(struct emu_nic *nic, pid_t pid, int to_remote, void *local,
+/* One direction of process_vm_*, looping over partial transfers. A rank
+ * that has exited (or finished: the state is only a hint, for the status
+ * code) gets EMU_E_DEAD, so a target can tell its own failure from an
+ * initiator that left before its result came back. */
+static int vm_copy(struct emu_nic *nic, uint32_t rank, int to_remote, void *local,
                    uint64_t raddr, uint64_t len)
 {
+    pid_t pid = pid_of(nic, rank);
     if (pid <= 0)
-        return EMU_E_FAULT;
+        return rank < nic->nranks && atomic_load(&nic->job.ranks[rank].state) == EMU_RANK_DONE ? EMU_E_DEAD
+                                                                                             : EMU_E_FAULT;
     EMU_CTR_ADD(nic->ctr, vm_copies, 1);
     uint64_t done = 0;
     while (done < len) {
@@ -141,7 +146,7 @@ static int vm_copy(struct emu_nic *nic, pid_t pid, int to_remote, void *local,
         if (n <= 0) {
             if (n < 0 && errno == EINTR)
                 continue;
-            return EMU_E_FAULT;
+            return n < 0 && errno == ESRCH ? EMU_E_DEAD : EMU_E_FAULT; /* ESRCH: exited */
         }
         done += (uint64_t)n;
     }
@@ -157,7 +162,7 @@ int emu_nic_copy_in(struct emu_nic *nic, uint32_t drank, uint64_t daddr,
         EMU_CTR_ADD(nic->ctr, shm_copies, 1);
         return EMU_OK;
     }
-    return vm_copy(nic, pid_of(nic, drank), 1, (void *)src, daddr, len);
+    return vm_copy(nic, drank, 1, (void *)src, daddr, len);
 }
 
 int emu_nic_copy_out(struct emu_nic *nic, void *dst, uint32_t srank,
@@ -169,7 +174,7 @@ int emu_nic_copy_out(struct emu_nic *nic, void *dst, uint32_t srank,
         EMU_CTR_ADD(nic->ctr, shm_copies, 1);
         return EMU_OK;
     }
-    return vm_copy(nic, pid_of(nic, srank), 0, dst, saddr, len);
+    return vm_copy(nic, srank, 0, dst, saddr, len);
 }
 
 int emu_nic_copy(struct emu_nic *nic, uint32_t drank, uint64_t daddr,

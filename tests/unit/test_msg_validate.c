@@ -444,7 +444,8 @@ static void test_names(void **state)
     assert_non_null(emu_op_name(EMU_OP_COUNT_));
     assert_non_null(emu_op_name(1000));
     const unsigned st[] = {EMU_OK, EMU_E_INVAL, EMU_E_ACCES, EMU_E_NOKEY,
-                           EMU_E_FAULT, EMU_E_NOTSUP, EMU_E_DEAD, EMU_E_TRUNC};
+                           EMU_E_FAULT, EMU_E_NOTSUP, EMU_E_DEAD, EMU_E_TRUNC,
+                           EMU_E_LOST, EMU_E_NORESULT};
     for (unsigned i = 0; i < sizeof st / sizeof st[0]; i++) {
         const char *s = emu_status_str(st[i]);
         assert_non_null(s);

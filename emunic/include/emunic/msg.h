@@ -66,7 +66,8 @@ enum emu_status {
     EMU_E_NOTSUP = 95,  /* op/type combination not supported */
     EMU_E_DEAD = 64,    /* peer rank or NIC gone */
     EMU_E_TRUNC = 90,   /* accepted buffer shorter than payload */
-    EMU_E_LOST = 67     /* the network lost the request or its reply (--unreliable) */
+    EMU_E_LOST = 67,    /* the network lost the request or its reply (--unreliable) */
+    EMU_E_NORESULT = 61 /* done at the target; the initiator that wanted the result is gone */
 };
 
 struct emu_msg {

@@ -56,8 +56,11 @@ static int execute(struct emu_nic *nic, const struct emu_msg *m, const struct nl
     switch (m->aop) {
     case PTLX_PUT:
         return ptln_span_copy(nic, &t, offset, &src, soff, (m->flags & EMU_F_INLINE) ? m->data : NULL, mlen);
-    case PTLX_GET:
-        return ptln_span_copy(nic, &snk, goff, &t, offset, NULL, mlen);
+    case PTLX_GET: {
+        /* the entry was read; only the initiator's sink can be gone */
+        int st = ptln_span_copy(nic, &snk, goff, &t, offset, NULL, mlen);
+        return st == EMU_E_DEAD ? EMU_E_NORESULT : st;
+    }
     default: {
         /* the atomic unit works on flat memory: each side must sit in one
          * segment of its iovec */
@@ -217,7 +220,10 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         if (ptln_span_flat(nic, &t, offset, 0, &addr))
             addr = 0;
     }
-    fail = fail_of(execute(nic, m, le, offset, mlen));
+    int st = execute(nic, m, le, offset, mlen);
+    /* EMU_E_NORESULT: the target's part is done, counted and reported as
+     * such; only the reply finds no one */
+    fail = st == EMU_E_NORESULT ? PTL_NI_OK : fail_of(st);
     if (manage_local)
         le->local_offset += mlen;
     bool ok = fail == PTL_NI_OK;
@@ -255,5 +261,5 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
         *link = le->next;
         ptln_le_used_up(nic, m->dst, p, pt, le, overflow);
     }
-    reply(nic, m, fail, mlen, offset, overflow);
+    reply(nic, m, st == EMU_E_NORESULT ? PTL_NI_UNDELIVERABLE : fail, mlen, offset, overflow);
 }
