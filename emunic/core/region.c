@@ -67,7 +67,7 @@ int emu_region_check(const struct emu_region *tab, uint32_t key,
         return EMU_E_NOKEY;
     if ((perm & need) != need)
         return EMU_E_ACCES;
-    if (addr < base || addr - base > rlen || len > rlen - (addr - base))
+    if (!emu_range_within(addr, len, base, rlen))
         return EMU_E_ACCES;
     return EMU_OK;
 }

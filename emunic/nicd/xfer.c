@@ -104,8 +104,7 @@ char *xfer_heap_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t 
     if (rank >= nic->nranks)
         return NULL;
     struct heap_map *h = heap_of(nic, rank);
-    if (!h || addr < h->rbase || addr - h->rbase > h->size ||
-        len > h->size - (addr - h->rbase))
+    if (!h || !emu_range_within(addr, len, h->rbase, h->size))
         return NULL;
     return h->ptr + (addr - h->rbase);
 }

@@ -142,7 +142,7 @@ char *xfer_promo_ptr(struct emu_nic *nic, uint32_t rank, pid_t pid, uint64_t add
     }
     for (int i = 0; i < EMU_MAX_PROMO; i++) {
         struct promo_map *m = &ps->m[i];
-        if (!m->ptr || addr < m->rbase || addr - m->rbase > m->len || len > m->len - (addr - m->rbase))
+        if (!m->ptr || !emu_range_within(addr, len, m->rbase, m->len))
             continue;
         /* the program may unmap memory once it is no longer exposed */
         if (emu_region_check(ri->regions, m->key, addr, len, 0) != EMU_OK)

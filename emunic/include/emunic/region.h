@@ -20,6 +20,13 @@
  * moment the heap exists (as ARMCI_Malloc'd or symmetric memory is). */
 #define EMU_KEY_HEAP ((1u << EMU_REGION_IDX_BITS) | 0u)
 
+/* [addr, addr+len) lies inside [base, base+blen), with no overflow on
+ * either side: the one bounds check of every shared-memory access. */
+static inline int emu_range_within(uint64_t addr, uint64_t len, uint64_t base, uint64_t blen)
+{
+    return addr >= base && addr - base <= blen && len <= blen - (addr - base);
+}
+
 struct emu_region {
     _Atomic uint32_t gen; /* odd: live; changes on every (un)publish */
     uint32_t perm;
