@@ -28,9 +28,11 @@
 #    memregions swapped;
 #  - a run passes on exit 0 with no "emunic dcmf: ... failed" line: A1
 #    ignores DCMF's statuses (A1_Get_bw exits 0 after refused gets).
-# Environment: A1_LAYOUTS (default "2x1 2x2"), A1_TIMEOUT (default 300; a
-# program of a1_known_failures gets 30 s), A1_LONG=1 (also the runs of
-# a1_long, over 4 minutes each; make check-clients-full sets it).
+# Environment: A1_LAYOUTS (default "2x1 2x2"), A1_TIMEOUT (default 300),
+# A1_LONG=1 (make check-clients-full sets it): also the runs of a1_long,
+# over 4 minutes each, and the programs of a1_known_failures, which get
+# 30 s each and count as expected failures; without it they are one
+# "known failure, not run" line each.
 # shellcheck shell=bash
 
 a1_two_only="A1_PutS_overlap A1_PutS_overlap_dgemm A1_PutAccS_bw"
@@ -58,7 +60,7 @@ a1_build() {
 }
 
 stage_a1() {
-    local t tarball dir bench x p lay n r tmo list=$here/a1_known_failures
+    local t tarball dir bench x p lay n r tmo why list=$here/a1_known_failures
     for t in automake-1.11 mpicc.mpich; do
         command -v $t >/dev/null || { report_failure "A1: $t missing (scripts/deps.sh installs it)" /dev/null "scripts/deps.sh"; return; }
     done
@@ -85,9 +87,17 @@ stage_a1() {
                 fi ;;
             esac
             tmo=${A1_TIMEOUT:-300}
-            # a listed program gets 30 s: the latency benchmarks' barrier
-            # mismatch can deadlock
-            [ -z "$(list_reason "$p" "$list")" ] || tmo=30
+            why=$(list_reason "$p" "$list")
+            # a listed program (an A1 bug) runs only in the full run, as
+            # GA's known failures: CI has no time for programs known to fail
+            if [ -n "$why" ] && [ "${A1_LONG:-0}" != 1 ]; then
+                nskip=$((nskip + 1))
+                echo "  A1 $p $lay: known failure, not run (A1_LONG=1 runs it): $why"
+                continue
+            fi
+            # there it gets 30 s: the latency benchmarks' barrier mismatch
+            # can deadlock
+            [ -z "$why" ] || tmo=30
             [ "$p" = A1_PutS_overlap ] && tmo=420
             LISTED_WRAP="env LD_PRELOAD=$a1_jemalloc A1D_GET_PACKING_LIMIT=8192" LISTED_OPTS=--no-aslr \
                 LISTED_BAD='^\[n[0-9]+\.r[0-9]+\] emunic dcmf: .* failed' \
