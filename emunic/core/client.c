@@ -247,7 +247,7 @@ int64_t emunic_expose(const void *base, size_t len, unsigned perm)
 {
     if (!CL.refs)
         return -EINVAL;
-    if (!perm || (perm & ~EMU_PERM_ALL))
+    if (!perm || (perm & ~(EMU_PERM_ALL | EMU_PERM_PIN)))
         return -EINVAL;
     if (emunic_fault_refuse(EMUNIC_RES_REG))
         return -ENOMEM;

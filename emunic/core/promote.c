@@ -202,6 +202,17 @@ out:
     return mfd;
 }
 
+/* Which live exposures moved which slot, by region index: the rank's own
+ * record (a daemon reads only the one key published per slot). Two
+ * exposures of the same range (a Portals MD and ME over one buffer) share
+ * a slot, and it stays moved until the last of them ends. */
+static struct {
+    uint32_t key;
+    int slot; /* slot + 1; 0: none */
+} holds[EMU_MAX_REGIONS];
+
+static uint32_t key_idx(uint32_t key) { return key & (EMU_MAX_REGIONS - 1); }
+
 static void publish(struct emu_rank_info *me, int slot, uint64_t base, uint64_t len, int fd, uint32_t key)
 {
     struct emu_promo *p = &me->promo[slot];
@@ -226,6 +237,9 @@ static int still_moved(const struct emu_promo *p)
 /* Free slot p: daemons drop their mapping at their next look. */
 static void retire(struct emu_rank_info *me, struct emu_promo *p)
 {
+    for (int i = 0; i < EMU_MAX_REGIONS; i++)
+        if (holds[i].slot == p - me->promo + 1)
+            holds[i].slot = 0;
     atomic_store_explicit(&p->len, 0, memory_order_release);
     atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
     close(atomic_load(&p->fd));
@@ -334,25 +348,35 @@ static int move_back(int mfd, uint64_t lo, uint64_t len)
 
 void emu_promote_release(struct emu_rank_info *me, uint32_t key)
 {
-    for (int i = 0; i < EMU_MAX_PROMO; i++) {
-        struct emu_promo *p = &me->promo[i];
-        uint64_t len = atomic_load(&p->len), base = atomic_load(&p->base);
-        if (!len || atomic_load(&p->key) != key)
-            continue;
-        /* no NIC uses it from here (its region is gone): an allocator that
-         * frees these pages with MADV_DONTNEED expects zeros back, which a
-         * memfd does not give, so they go back to anonymous memory */
-        int fd = atomic_load(&p->fd);
-        if (still_moved(p) && move_back(fd, base, len) != 0) {
-            publish(me, i, base, len, fd, 0); /* stays moved, serves nobody */
-            continue;
+    uint32_t idx = key_idx(key);
+    if (!holds[idx].slot || holds[idx].key != key)
+        return;
+    int slot = holds[idx].slot - 1;
+    holds[idx].slot = 0;
+    struct emu_promo *p = &me->promo[slot];
+    uint64_t len = atomic_load(&p->len), base = atomic_load(&p->base);
+    int fd = atomic_load(&p->fd);
+    if (!len)
+        return;
+    for (int i = 0; i < EMU_MAX_REGIONS; i++)
+        if (holds[i].slot == slot + 1) { /* still exposed: served under that key now */
+            publish(me, slot, base, len, fd, holds[i].key);
+            return;
         }
-        retire(me, p);
+    /* no NIC uses it from here (its regions are gone): an allocator that
+     * frees these pages with MADV_DONTNEED expects zeros back, which a
+     * memfd does not give, so they go back to anonymous memory */
+    if (still_moved(p) && move_back(fd, base, len) != 0) {
+        publish(me, slot, base, len, fd, 0); /* stays moved, serves nobody */
+        return;
     }
+    retire(me, p);
 }
 
 void emu_promote_serve(struct emu_rank_info *me, int slot, uint32_t key)
 {
     struct emu_promo *p = &me->promo[slot];
+    holds[key_idx(key)].key = key;
+    holds[key_idx(key)].slot = slot + 1;
     publish(me, slot, atomic_load(&p->base), atomic_load(&p->len), atomic_load(&p->fd), key);
 }

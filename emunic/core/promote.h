@@ -16,7 +16,8 @@ int emu_promote(struct emu_rank_info *me, uint64_t base, uint64_t len);
 /* NICs may use slot's mapping while region `key` is live. */
 void emu_promote_serve(struct emu_rank_info *me, int slot, uint32_t key);
 /* After region `key` was retracted: the range it moved goes back onto
- * private anonymous memory (what allocators expect of it), contents kept. */
+ * private anonymous memory (what allocators expect of it), contents kept,
+ * unless another live exposure moved the same range (then it serves that). */
 void emu_promote_release(struct emu_rank_info *me, uint32_t key);
 
 #endif

@@ -7,6 +7,7 @@
  * only page-aligned ops inside moved memory (tests/integration/private_map.sh
  * then checks the NICs made no process_vm_* copy). */
 #include "itest.h"
+#include "../common/memfd_moved.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,20 +25,11 @@ struct where {
 
 static uint64_t pagesz(void) { return (uint64_t)sysconf(_SC_PAGESIZE); }
 
-/* Whether [lo, hi) is exactly one mapping of one of our memfds. */
 static int moved(uint64_t lo, uint64_t hi)
 {
-    FILE *f = fopen("/proc/self/maps", "re");
-    CHECK(f, "open maps");
-    char line[768];
-    int yes = 0;
-    while (!yes && fgets(line, sizeof line, f)) {
-        unsigned long long a, b;
-        if (sscanf(line, "%llx-%llx", &a, &b) == 2 && a == lo && b == hi && strstr(line, "memfd:emunic-private"))
-            yes = 1;
-    }
-    fclose(f);
-    return yes;
+    int m = memfd_moved(lo, hi);
+    CHECK(m >= 0, "open maps");
+    return m;
 }
 
 static unsigned char pat(size_t i, unsigned seed)

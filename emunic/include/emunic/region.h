@@ -15,6 +15,10 @@
 #define EMU_PERM_WRITE 0x2
 #define EMU_PERM_ATOMIC 0x4
 #define EMU_PERM_ALL 0x7
+/* Alone: grants no access, only keeps the range's private memory moved
+ * onto a memfd (core/promote.c) while it is live; a personality whose
+ * NIC half checks its own descriptors (Portals MEs, MDs) exposes so. */
+#define EMU_PERM_PIN 0x8
 
 /* Slot 0 is the rank's registered heap, exposed read/write/atomic from the
  * moment the heap exists (as ARMCI_Malloc'd or symmetric memory is). */

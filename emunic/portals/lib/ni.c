@@ -171,11 +171,15 @@ int PtlNIFini(ptl_handle_ni_t ni_handle)
         pl_heapobj_sweep(pl.eq, PL_MAX_EQ, (uint32_t)i);
         pl_heapobj_sweep(pl.ct, PL_MAX_CT, (uint32_t)i);
         for (int k = 0; k < PTLX_MAX_MD; k++)
-            if (pl.md[k].live && pl.md[k].ni == (uint32_t)i)
+            if (pl.md[k].live && pl.md[k].ni == (uint32_t)i) {
+                pl_unpin(&pl.md[k].pin);
                 pl.md[k].live = false;
+            }
         for (int k = 0; k < PTLX_MAX_LE; k++)
-            if (pl.le[k].live && pl.le[k].ni == (uint32_t)i)
+            if (pl.le[k].live && pl.le[k].ni == (uint32_t)i) {
+                pl_unpin(&pl.le[k].pin);
                 pl.le[k].live = false;
+            }
         memset(pl.pt_used[i], 0, sizeof pl.pt_used[i]);
         pl.ni[i].nmd = pl.ni[i].nct = pl.ni[i].neq = pl.ni[i].nle = 0;
         pl.ni[i].trig_held = 0;

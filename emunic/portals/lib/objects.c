@@ -132,8 +132,12 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
         m.raddr = eq >= 0 ? addr_of(pl.eq[eq].shm) : 0;
         m.aux = ct >= 0 ? addr_of(pl.ct[ct].shm) : 0;
         m.imm = md->options;
+        uint32_t pin = pl_pin(md->start, md->length, md->options, 0);
         rc = pl_ctl(PTLX_MD_BIND, &m, NULL);
+        if (rc != PTL_OK)
+            pl_unpin(&pin);
         if (rc == PTL_OK) {
+            pl.md[i].pin = pin;
             pl.md[i].gen = pl_next_gen(pl.md[i].gen);
             pl.md[i].live = true;
             pl.md[i].ni = (uint32_t)ni;
@@ -159,6 +163,7 @@ int PtlMDRelease(ptl_handle_md_t md_handle)
         m.key = (uint32_t)i;
         rc = pl_ctl(PTLX_MD_RELEASE, &m, NULL);
         if (rc == PTL_OK) {
+            pl_unpin(&pl.md[i].pin);
             pl.md[i].live = false;
             pl.ni[pl.md[i].ni].nmd--;
         }
@@ -194,6 +199,7 @@ void pl_le_reclaim(void)
         /* under pl.mu nothing is linked meanwhile: a clear bit is gone */
         for (int k = 0; k < PTLX_MAX_LE; k++)
             if (pl.le[k].live && pl.le[k].ni == ni && !((pl.le_map[k / 64] >> (k % 64)) & 1)) {
+                pl_unpin(&pl.le[k].pin);
                 pl.le[k].live = false;
                 pl.ni[ni].nle--;
             }
@@ -254,8 +260,12 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
             memcpy(m.operand, &mm, sizeof mm);
             m.dtype = 1;
         }
+        uint32_t pin = pl_pin(le->start, le->length, le->options, 1);
         rc = pl_ctl(PTLX_LE_APPEND, &m, NULL);
+        if (rc != PTL_OK)
+            pl_unpin(&pin);
         if (rc == PTL_OK) {
+            pl.le[i].pin = pin;
             pl.le[i].gen = pl_next_gen(pl.le[i].gen);
             pl.le[i].live = true;
             pl.le[i].me = me != NULL;
@@ -347,6 +357,7 @@ static int entry_unlink(int i)
         m.key = (uint32_t)i;
         rc = pl_ctl(PTLX_LE_UNLINK, &m, NULL);
         /* PTL_ARG_INVALID from the NIC: a use-once entry it already unlinked */
+        pl_unpin(&pl.le[i].pin);
         pl.le[i].live = false;
         pl.ni[pl.le[i].ni].nle--;
     }

@@ -46,6 +46,7 @@ struct pl_md {
     uint32_t ni;
     ptl_md_t md;
     ptl_size_t total; /* bytes: md.length, or the iovec segments' sum */
+    uint32_t pin;     /* emunic region keeping its memory moved, 0: none (pin.c) */
 };
 
 /* list entries: LEs (non-matching NI) and MEs (matching NI) share the
@@ -55,6 +56,7 @@ struct pl_le {
     bool live;
     bool me;
     uint32_t ni, pt;
+    uint32_t pin; /* as pl_md's */
 };
 
 struct pl_state {
@@ -101,6 +103,12 @@ uint32_t pl_next_gen(uint32_t gen);
 int pl_heapobj_claim(struct pl_heapobj *tab, int n, uint32_t ni, size_t bytes);
 void pl_heapobj_release(struct pl_heapobj *o);
 void pl_heapobj_sweep(struct pl_heapobj *tab, int n, uint32_t ni);
+
+/* pin.c: expose a descriptor's contiguous private memory of 64 KiB or
+ * more with EMU_PERM_PIN (entry: a list entry, pinned only if the program
+ * alone unlinks it); the key, or 0. Unpin a key, which becomes 0. */
+uint32_t pl_pin(const void *start, ptl_size_t length, unsigned options, int entry);
+void pl_unpin(uint32_t *key);
 
 /* Free the slots of entries the NIC unlinked by itself (use-once used up,
  * min_free), on every NI. pl.mu held. */
