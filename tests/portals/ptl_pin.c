@@ -7,6 +7,7 @@
  *   - The range stays moved while either descriptor lives: rank 1 unlinks
  *     its ME and puts again from the MD.
  *   - Released, the range goes back onto anonymous memory, contents kept.
+ *   - An MD over the whole address space (SOS's) spends no region.
  * With EMUNIC_PRIVATE_MAP=0 nothing moves and the same data goes through
  * process_vm_* (vm_copies grows). */
 #include "emunic/emunic.h"
@@ -29,17 +30,31 @@ static int moved(void)
     return m;
 }
 
+static struct emu_job *job(void)
+{
+    static struct emu_job j;
+    static int open;
+    if (!open)
+        REQUIRE(emu_job_attach(&j, emunic_jobid()) == 0, "attach the job for its counters");
+    open = 1;
+    return &j;
+}
+
 /* process_vm_* copies of every NIC of the job so far. */
 static uint64_t vm_copies(void)
 {
-    static struct emu_job job;
-    static int open;
-    if (!open)
-        REQUIRE(emu_job_attach(&job, emunic_jobid()) == 0, "attach the job for its counters");
-    open = 1;
     uint64_t n = 0;
-    for (uint32_t k = 0; k < job.hdr->nnodes; k++)
-        n += atomic_load_explicit(&job.nodes[k].ctr.vm_copies, memory_order_relaxed);
+    for (uint32_t k = 0; k < job()->hdr->nnodes; k++)
+        n += atomic_load_explicit(&job()->nodes[k].ctr.vm_copies, memory_order_relaxed);
+    return n;
+}
+
+/* This rank's live exposed regions (the core's table: odd generation). */
+static int live_regions(void)
+{
+    int n = 0;
+    for (int i = 0; i < EMU_MAX_REGIONS; i++)
+        n += atomic_load(&job()->ranks[pt_me].regions[i].gen) & 1;
     return n;
 }
 
@@ -79,13 +94,22 @@ int main(void)
     me.options = PTL_ME_OP_PUT | PTL_ME_OP_GET | PTL_ME_EVENT_LINK_DISABLE;
     ptl_handle_ct_t ct;
     OK(PtlCTAlloc(ni, &ct));
-    ptl_md_t d = pt_md(buf, BIG, PTL_MD_EVENT_CT_ACK | PTL_MD_EVENT_CT_REPLY, PTL_EQ_NONE, ct);
+    /* an MD over the whole address space (SOS's, our runtime's) is never
+     * moved: it spends no region */
+    int regions = live_regions();
+    ptl_md_t d = pt_md(NULL, PTL_SIZE_MAX, 0, PTL_EQ_NONE, PTL_CT_NONE);
+    ptl_handle_md_t whole;
+    OK(PtlMDBind(ni, &d, &whole));
+    CHECK(live_regions() == regions, "a whole-address-space MD took %d regions", live_regions() - regions);
+    d = pt_md(buf, BIG, PTL_MD_EVENT_CT_ACK | PTL_MD_EVENT_CT_REPLY, PTL_EQ_NONE, ct);
     ptl_handle_md_t md;
     OK(PtlMDBind(ni, &d, &md));
+    CHECK(live_regions() == regions + 1, "a 1 MiB MD took %d regions, want 1", live_regions() - regions);
     /* the ME second: its unlink must not move back what the MD still pins */
     ptl_handle_me_t meh;
     OK(PtlMEAppend(ni, PT_DATA, &me, PTL_PRIORITY_LIST, NULL, &meh));
     CHECK(moved() == want_moved, "after the MD and the ME: moved %d, want %d", moved(), want_moved);
+    CHECK(live_regions() == regions + 2, "the MD and the ME took %d regions, want 2", live_regions() - regions);
     BARRIER();
 
     /* 1: rank 1 puts 1 MiB, gets 1 MiB back, adds into 8 bytes */
@@ -147,6 +171,8 @@ int main(void)
     /* 3: released, the range is anonymous memory again, contents kept */
     OK(PtlMDRelease(md));
     CHECK(!moved(), "moved after both descriptors are gone");
+    CHECK(live_regions() == regions, "%d regions left after both descriptors are gone", live_regions() - regions);
+    OK(PtlMDRelease(whole));
     CHECK_PATTERN(buf, 1, 3, BIG, "contents after the move back");
     BARRIER();
     pt_barrier_fini();

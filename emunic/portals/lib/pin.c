@@ -11,10 +11,14 @@
 #include <stdint.h>
 
 #define PIN_MIN (64u << 10) /* below: not worth a region slot (the core's threshold) */
+/* above: no single mapping can hold it (MDs over the whole address space,
+ * as SOS and our runtime bind): not worth a region slot or a maps read */
+#define PIN_MAX (1ull << 47)
 
 uint32_t pl_pin(const void *start, ptl_size_t length, unsigned options, int entry)
 {
-    if ((options & PTL_IOVEC) || length < PIN_MIN || (uint64_t)(uintptr_t)start + length < (uint64_t)(uintptr_t)start)
+    if ((options & PTL_IOVEC) || length < PIN_MIN || length > PIN_MAX ||
+        (uint64_t)(uintptr_t)start + length < (uint64_t)(uintptr_t)start)
         return 0;
     if (entry && (options & (PTL_ME_USE_ONCE | PTL_ME_MANAGE_LOCAL)))
         return 0;
