@@ -264,7 +264,7 @@ int64_t emunic_expose(const void *base, size_t len, unsigned perm)
 
 int emunic_unexpose(uint32_t key)
 {
-    uint32_t idx = key & ((1u << EMU_REGION_IDX_BITS) - 1);
+    uint32_t idx = emu_region_idx(key);
     if (!CL.refs || idx == 0 || idx >= EMU_MAX_REGIONS)
         return -EINVAL;
     pthread_mutex_lock(&CL.mu);

@@ -3,6 +3,7 @@
  * complete at once); large ones are read by the NIC from where they are. */
 #include "client.h"
 #include "trace_rank.h"
+#include "emunic/slice.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -369,8 +370,8 @@ static int idle_step(bool (*has_work)(void *), void *arg, int64_t *idle_since, i
         return -ETIMEDOUT;
     if (now - *idle_since < CL.poll_ns) {
         atomic_fetch_add_explicit(&CL.me->cq_waiter.yields, 1, memory_order_relaxed);
-        sched_yield();
-        return 0;
+        if (emu_poll_yield())
+            return 0;
     }
     int64_t slice = 100000000; /* re-check liveness every 100 ms */
     if (deadline >= 0 && deadline - now < slice)

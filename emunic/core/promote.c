@@ -211,7 +211,6 @@ static struct {
     int slot; /* slot + 1; 0: none */
 } holds[EMU_MAX_REGIONS];
 
-static uint32_t key_idx(uint32_t key) { return key & (EMU_MAX_REGIONS - 1); }
 
 static void publish(struct emu_rank_info *me, int slot, uint64_t base, uint64_t len, int fd, uint32_t key)
 {
@@ -348,7 +347,7 @@ static int move_back(int mfd, uint64_t lo, uint64_t len)
 
 void emu_promote_release(struct emu_rank_info *me, uint32_t key)
 {
-    uint32_t idx = key_idx(key);
+    uint32_t idx = emu_region_idx(key);
     if (!holds[idx].slot || holds[idx].key != key)
         return;
     int slot = holds[idx].slot - 1;
@@ -376,7 +375,7 @@ void emu_promote_release(struct emu_rank_info *me, uint32_t key)
 void emu_promote_serve(struct emu_rank_info *me, int slot, uint32_t key)
 {
     struct emu_promo *p = &me->promo[slot];
-    holds[key_idx(key)].key = key;
-    holds[key_idx(key)].slot = slot + 1;
+    holds[emu_region_idx(key)].key = key;
+    holds[emu_region_idx(key)].slot = slot + 1;
     publish(me, slot, atomic_load(&p->base), atomic_load(&p->len), atomic_load(&p->fd), key);
 }

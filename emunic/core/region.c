@@ -5,7 +5,7 @@
 
 #include "emunic/msg.h"
 
-#define IDX_MASK ((1u << EMU_REGION_IDX_BITS) - 1)
+_Static_assert(EMU_MAX_REGIONS == 1u << EMU_REGION_IDX_BITS, "a key's slot bits index the whole table");
 
 static uint32_t make_key(uint32_t idx, uint32_t gen)
 {
@@ -40,7 +40,7 @@ uint32_t emu_region_publish(struct emu_region *tab, uint32_t idx_hint,
 
 int emu_region_retract(struct emu_region *tab, uint32_t key)
 {
-    uint32_t idx = key & IDX_MASK;
+    uint32_t idx = emu_region_idx(key);
     uint32_t gen = key >> EMU_REGION_IDX_BITS;
     struct emu_region *e = &tab[idx];
     if (!(gen & 1) || atomic_load_explicit(&e->gen, memory_order_relaxed) != gen)
@@ -52,7 +52,7 @@ int emu_region_retract(struct emu_region *tab, uint32_t key)
 int emu_region_check(const struct emu_region *tab, uint32_t key,
                      uint64_t addr, uint64_t len, uint32_t need)
 {
-    uint32_t idx = key & IDX_MASK;
+    uint32_t idx = emu_region_idx(key);
     uint32_t gen = key >> EMU_REGION_IDX_BITS;
     if (!(gen & 1))
         return EMU_E_NOKEY;

@@ -3,6 +3,7 @@
  * full queue refuses (in order) instead of ever blocking on a peer. */
 #include "emunic/ctl.h"
 #include "emunic/fault.h"
+#include "emunic/slice.h"
 #include "nic.h"
 #include "trace.h"
 
@@ -518,8 +519,8 @@ int nic_run(struct emu_nic *nic)
             guard_scan(nic, now);
         if (now - last < nic->poll_ns) {
             EMU_CTR_ADD(nic->ctr, polls_idle, 1);
-            sched_yield();
-            continue;
+            if (emu_poll_yield())
+                continue;
         }
         /* announce sleep, re-check, then block; parked messages retry on
          * a short timer since a full peer queue rings no bell for us */

@@ -1,6 +1,7 @@
 /* emunic-nicd: the NIC of one emulated node. Started by emunic-run; exits
  * on SIGTERM, when the job is torn down, or with its launcher. */
 #include "nic.h"
+#include "emunic/slice.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -98,6 +99,7 @@ int main(int argc, char **argv)
         nic_close(&the_nic);
         return 1;
     }
+    emu_sched_short_slice(); /* a woken NIC runs before a spinning rank's slice ends */
     nic_run(&the_nic);
     /* reparented: the launcher died without tearing the job down. Nothing
      * is said: stderr was a pipe to it. */

@@ -5,10 +5,12 @@
  * a thread other than main. Without an argument the library advances the
  * context itself; with "progress_fn" the client's progress function does
  * (taking the context lock), and suspend/resume bracket the thread's
- * sleeps. Other extension names are PAMI_UNIMPL. Context 0 stays with the
+ * sleeps; with "slice" (EMUNIC_SLICE_US=100) the thread runs with a short
+ * scheduler slice, and only then. Other extension names are PAMI_UNIMPL. Context 0 stays with the
  * main thread (the harness). */
 #include "ptest.h"
 
+#include <dirent.h>
 #include <pthread.h>
 
 #define D_ASYNC 4
@@ -108,9 +110,59 @@ static void compute_until(atomic_long *c, long target, double seconds, const cha
     }
 }
 
+/* se.slice of a thread in ns (kernel 6.12+), -1 if not shown */
+static long slice_of(const char *sched_file)
+{
+    char line[160];
+    FILE *f = fopen(sched_file, "r");
+    long v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "se.slice", 8) && strchr(line, ':'))
+            v = strtol(strchr(line, ':') + 1, NULL, 10);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+static int short_slices(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    CHECK(d, "/proc/self/task");
+    int n = 0;
+    char path[300];
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof path, "/proc/self/task/%s/sched", e->d_name);
+        n += slice_of(path) == 100000;
+    }
+    closedir(d);
+    return n;
+}
+
+/* With EMUNIC_SLICE_US=100 the progress thread asks for the short slice
+ * that lets it preempt a computing main thread at once (emunic/slice.h),
+ * and main keeps its own; without it nobody asks. The thread sets it when
+ * it starts: wait for that (bounded). */
+static void check_short_slice(int want)
+{
+    long main_slice = slice_of("/proc/thread-self/sched");
+    if (main_slice <= 0 || main_slice == 100000)
+        return; /* an older kernel, or a host whose default is 100 us */
+    double end = pt_now() + (want ? 30 : 0.2);
+    int n;
+    while ((n = short_slices()) != want && pt_now() < end)
+        pt_sleep_us(1000);
+    CHECK(n == want, "%d threads with a 100 us slice, want %d (the progress thread's)", n, want);
+}
+
 int main(int argc, char **argv)
 {
     int with_fn = argc > 1 && !strcmp(argv[1], "progress_fn");
+    int slice = argc > 1 && !strcmp(argv[1], "slice");
+    int user_slice = getenv("EMUNIC_SLICE_US") != NULL;
+    if (slice)
+        setenv("EMUNIC_SLICE_US", "100", 1); /* read by the progress thread as it starts */
     main_thread = pthread_self();
     pt_init(2);
     right = (pt_task + 1) % pt_size;
@@ -155,6 +207,8 @@ int main(int argc, char **argv)
     CHECK_RC(en(ctx, PAMI_ASYNC_ALL), PAMI_SUCCESS);
     CHECK_RC(en(ctx, PAMI_ASYNC_RECV_INTERRUPT), PAMI_SUCCESS); /* again: fine */
     CHECK_ERR(reg(ctx, NULL, NULL, NULL, NULL), PAMI_INVAL, "register"); /* while running */
+    if (slice || !user_slice)
+        check_short_slice(slice);
     pt_barrier();
 
     /* the progress thread advances ctx: data calls on it take the lock */
@@ -259,7 +313,7 @@ int main(int argc, char **argv)
     /* enabled again, and left enabled: PAMI_Context_destroyv stops it */
     CHECK_RC(en(ctx, PAMI_ASYNC_ALL), PAMI_SUCCESS);
     CHECK_RC(PAMI_Extension_close(ext), PAMI_SUCCESS);
-    pt_finish(with_fn ? "pami_async progress_fn" : "pami_async");
+    pt_finish(with_fn ? "pami_async progress_fn" : slice ? "pami_async slice" : "pami_async");
     free(src);
     free(srcs);
     free(long_buf);

@@ -24,6 +24,12 @@
  * moment the heap exists (as ARMCI_Malloc'd or symmetric memory is). */
 #define EMU_KEY_HEAP ((1u << EMU_REGION_IDX_BITS) | 0u)
 
+/* A key's slot: its low bits (the rest is the slot's generation). */
+static inline uint32_t emu_region_idx(uint32_t key)
+{
+    return key & ((1u << EMU_REGION_IDX_BITS) - 1);
+}
+
 /* [addr, addr+len) lies inside [base, base+blen), with no overflow on
  * either side: the one bounds check of every shared-memory access. */
 static inline int emu_range_within(uint64_t addr, uint64_t len, uint64_t base, uint64_t blen)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "pami_lib.h"
+#include "emunic/slice.h"
 
 struct pamil_async {
     pami_async_function progress_fn, suspend_fn, resume_fn;
@@ -52,6 +53,7 @@ static void *progress_main(void *arg)
     struct pamil_context *c = arg;
     struct pamil_async *a = c->async;
     keep_off(a->creator_cpu);
+    emu_sched_short_slice(); /* and wakes ahead of a spinning main thread */
     while (!atomic_load(&a->stop)) {
         if (!pamil_has_work(c)) {
             if (a->suspend_fn)

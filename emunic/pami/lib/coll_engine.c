@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emunic/slice.h"
 #include "emunic/waiter.h"
 
 #include "coll_impl.h"
@@ -417,7 +418,7 @@ static int work_fn(pami_context_t ctx, void *cookie)
     /* Nothing moved: the peers we wait for need a CPU (on an oversubscribed
      * host a spinning poller would otherwise hold it for a whole slice). */
     if (!progressed && s->npolling)
-        sched_yield();
+        emu_poll_pause();
     if (s->npolling || s->start_head)
         return PAMI_EAGAIN;
     s->work_posted = 0;

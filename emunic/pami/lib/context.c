@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "emunic/slice.h"
 #include "emunic/waiter.h"
 #include "pami_lib.h"
 
@@ -372,10 +373,12 @@ static size_t advance_idle(struct pamil_context *c, size_t maximum)
         c->last_event_ns = now;
         return n;
     }
-    if (c->in_callback || pamil.idle_sleep_ns <= 0 || now - c->last_event_ns < pamil.poll_ns) {
-        sched_yield();
+    if (c->in_callback || pamil.idle_sleep_ns <= 0) {
+        emu_poll_pause();
         return 0;
     }
+    if (now - c->last_event_ns < pamil.poll_ns && emu_poll_yield())
+        return 0;
     c->idle_sleeps++;
     if (emunic_wait_until(has_work_cb, c, pamil.idle_sleep_ns) == 1) {
         n = pamil_advance_once(c);
@@ -411,7 +414,7 @@ pami_result_t PAMI_Context_advancev(pami_context_t context[], size_t count, size
         for (size_t i = 0; i < count; i++)
             n += pamil_advance_once(context[i]);
     if (!n)
-        sched_yield();
+        emu_poll_pause();
     return PAMI_SUCCESS; /* with or without events, as PAMI_Context_advance */
 }
 
@@ -433,7 +436,7 @@ pami_result_t PAMI_Context_trylock_advancev(pami_context_t context[], size_t cou
         }
     }
     if (!n)
-        sched_yield();
+        emu_poll_pause();
     return PAMI_SUCCESS; /* with or without events, as PAMI_Context_advance */
 }
 

@@ -134,8 +134,6 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
         m.imm = md->options;
         uint32_t pin = pl_pin(md->start, md->length, md->options, 0);
         rc = pl_ctl(PTLX_MD_BIND, &m, NULL);
-        if (rc != PTL_OK)
-            pl_unpin(&pin);
         if (rc == PTL_OK) {
             pl.md[i].pin = pin;
             pl.md[i].gen = pl_next_gen(pl.md[i].gen);
@@ -145,6 +143,8 @@ int PtlMDBind(ptl_handle_ni_t ni_handle, const ptl_md_t *md, ptl_handle_md_t *md
             pl.md[i].total = total;
             pl.ni[ni].nmd++;
             *md_handle = pl_handle(PL_MD, pl.md[i].gen, (uint32_t)i);
+        } else {
+            pl_unpin(&pin);
         }
     }
     pthread_mutex_unlock(&pl.mu);
@@ -262,8 +262,6 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
         }
         uint32_t pin = pl_pin(le->start, le->length, le->options, 1);
         rc = pl_ctl(PTLX_LE_APPEND, &m, NULL);
-        if (rc != PTL_OK)
-            pl_unpin(&pin);
         if (rc == PTL_OK) {
             pl.le[i].pin = pin;
             pl.le[i].gen = pl_next_gen(pl.le[i].gen);
@@ -273,6 +271,8 @@ static int entry_append(ptl_handle_ni_t ni_handle, ptl_pt_index_t pt_index, cons
             pl.le[i].pt = pt_index;
             pl.ni[ni].nle++;
             *handle = pl_handle(me ? PL_ME : PL_LE, pl.le[i].gen, (uint32_t)i);
+        } else {
+            pl_unpin(&pin);
         }
     }
     pthread_mutex_unlock(&pl.mu);

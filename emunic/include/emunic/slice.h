@@ -1,0 +1,46 @@
+#ifndef EMUNIC_SLICE_H
+#define EMUNIC_SLICE_H
+#include <stdbool.h>
+#include <stdint.h>
+/* Sharing a CPU with threads that never yield.
+ *
+ * A short scheduler slice for the threads that do a NIC's work (the NIC
+ * daemon, a personality's progress thread).
+ *
+ * Why: on a host with fewer cores than processes, a NIC hand-off waits
+ * until the thread that holds the CPU ends its slice: a rank that spins
+ * on a flag (IBM's allreduce_commthr, GA's busy loops) or computes makes
+ * every hand-off cost up to a slice (~3 ms). Linux >= 6.12 (EEVDF) lets an
+ * unprivileged SCHED_OTHER thread ask for a shorter slice (sched_attr's
+ * sched_runtime), and a woken thread with a shorter slice preempts one
+ * with a longer slice at once (PREEMPT_SHORT). Older kernels ignore the
+ * request; nothing else changes: priority, nice and CPU share stay.
+ *
+ * EMUNIC_SLICE_US sets the slice in microseconds (the kernel clamps it to
+ * 100..100000); unset or 0, nothing is asked: the short slice helps a
+ * progress thread serve a computing rank at 8 and 16 tasks on 2 cores and
+ * costs 2-tasks latency (docs/PERFORMANCE.md). Returns 0 if the slice was
+ * set, -errno if the kernel refused or the variable is not a number (said
+ * on stderr), 1 if not asked (off, or not SCHED_OTHER). */
+int emu_sched_short_slice(void);
+
+/* One sched_yield of a poll loop; false: stop polling now and block.
+ * A yield hands the CPU over for ~1 us, unless a thread that never yields
+ * (a spinning or computing rank) shares the CPU: then it returns only
+ * after that thread's slice, up to a timer tick (4 ms at HZ=250), each
+ * time. With EMUNIC_HOG_US set (off by default), a yield that took longer
+ * marks this thread's CPU as shared with such a thread for the next
+ * 100 ms, during which this returns false at once without yielding: a
+ * blocked thread is woken the moment its work arrives, a yielding one
+ * only when the tick comes. Thread-local; counted in emu_poll_hogs(). */
+bool emu_poll_yield(void);
+
+/* For poll loops with nothing to block on (peers' flags in shared memory):
+ * a yield, or while a hog is seen a 20 us sleep, whose timer wake-up
+ * comes in time where a yield would wait out the hog's slice. */
+void emu_poll_pause(void);
+
+/* How many times this process saw a yield take longer than EMUNIC_HOG_US. */
+uint64_t emu_poll_hogs(void);
+
+#endif

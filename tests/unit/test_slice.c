@@ -1,0 +1,191 @@
+/* Unit tests of sharing a CPU with threads that never yield
+ * (emunic/slice.h): the short slice a NIC thread asks for, and a poll
+ * loop that notices a hog and stops yielding to it. No timing is
+ * asserted: a hog makes a yield wait for its whole slice however loaded
+ * the host is. */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "emunic/slice.h"
+#include "emunic/waiter.h"
+
+/* The kernel ABI's struct sched_attr (version 1). */
+struct attr {
+    uint32_t size, policy;
+    uint64_t flags;
+    int32_t nice;
+    uint32_t priority;
+    uint64_t runtime, deadline, period;
+};
+
+static struct attr get_attr(void)
+{
+    struct attr a;
+    memset(&a, 0, sizeof a);
+    assert_int_equal(syscall(SYS_sched_getattr, 0, &a, (unsigned)sizeof a, 0), 0);
+    return a;
+}
+
+/* Kernels before 6.12 (no EEVDF slice) report 0 for a SCHED_OTHER thread. */
+static int kernel_reports_slice(void)
+{
+    return get_attr().runtime != 0;
+}
+
+struct slice_case {
+    const char *env; /* EMUNIC_SLICE_US, NULL: unset */
+    int batch;       /* start under SCHED_BATCH */
+    int rc;
+    struct attr before, after;
+};
+
+static void *slice_thread(void *arg)
+{
+    struct slice_case *c = arg;
+    if (c->batch) {
+        struct sched_param p = {0};
+        assert_int_equal(pthread_setschedparam(pthread_self(), SCHED_BATCH, &p), 0);
+    }
+    c->before = get_attr();
+    c->rc = emu_sched_short_slice();
+    c->after = get_attr();
+    return NULL;
+}
+
+/* In a thread of its own: the slice is per thread and the test's own
+ * must stay as it was. */
+static struct slice_case run_case(const char *env, int batch)
+{
+    struct slice_case c = {.env = env, .batch = batch};
+    if (env)
+        setenv("EMUNIC_SLICE_US", env, 1);
+    else
+        unsetenv("EMUNIC_SLICE_US");
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, slice_thread, &c), 0);
+    pthread_join(t, NULL);
+    unsetenv("EMUNIC_SLICE_US");
+    return c;
+}
+
+static void test_short_slice(void **state)
+{
+    (void)state;
+    uint64_t mine = get_attr().runtime;
+    struct slice_case c = run_case("100", 0);
+    assert_int_equal(c.rc, 0);
+    assert_int_equal(c.after.policy, SCHED_OTHER);
+    assert_int_equal(c.after.nice, c.before.nice);
+    if (kernel_reports_slice())
+        assert_int_equal(c.after.runtime, 100000);
+    assert_int_equal(get_attr().runtime, mine); /* the caller's thread only */
+
+    c = run_case("400", 0);
+    assert_int_equal(c.rc, 0);
+    if (kernel_reports_slice())
+        assert_int_equal(c.after.runtime, 400000);
+}
+
+static void test_slice_left_alone(void **state)
+{
+    (void)state;
+    struct slice_case c = run_case(NULL, 0); /* off by default */
+    assert_int_equal(c.rc, 1);
+    assert_int_equal(c.after.runtime, c.before.runtime);
+    c = run_case("0", 0);
+    assert_int_equal(c.rc, 1);
+
+    c = run_case("12us", 0); /* garbage: said, and nothing changes */
+    assert_int_equal(c.rc, -EINVAL);
+    assert_int_equal(c.after.runtime, c.before.runtime);
+    c = run_case("-5", 0);
+    assert_int_equal(c.rc, -EINVAL);
+
+    c = run_case("100", 1); /* the user chose a policy */
+    assert_int_equal(c.rc, 1);
+    assert_int_equal(c.after.policy, SCHED_BATCH);
+    assert_int_equal(c.after.runtime, c.before.runtime);
+}
+
+static atomic_int spin_stop;
+static volatile uint64_t spin_sink;
+
+static void *spinner(void *arg)
+{
+    (void)arg;
+    uint64_t x = 1;
+    while (!atomic_load_explicit(&spin_stop, memory_order_relaxed))
+        spin_sink = x = x * 6364136223846793005u + 1;
+    return NULL;
+}
+
+static void pin_here(pthread_t t, int cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    assert_int_equal(pthread_setaffinity_np(t, sizeof set, &set), 0);
+}
+
+/* With EMUNIC_HOG_US, a thread that never yields shares this thread's CPU: a yield waits out
+ * its slice, emu_poll_yield says so (false) and then refuses to yield
+ * for a while, without yielding (false at once). */
+static void test_hog_detected(void **state)
+{
+    (void)state;
+    setenv("EMUNIC_HOG_US", "250", 1); /* read at the first poll, below */
+    cpu_set_t saved;
+    assert_int_equal(sched_getaffinity(0, sizeof saved, &saved), 0);
+    int cpu = sched_getcpu();
+    assert_true(cpu >= 0);
+    pin_here(pthread_self(), cpu);
+    atomic_store(&spin_stop, 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, spinner, NULL), 0);
+    pin_here(t, cpu);
+
+    uint64_t hogs0 = emu_poll_hogs();
+    int64_t end = emu_now_ns() + 10000000000; /* generous: the first yields may be quick */
+    bool seen = false;
+    while (!seen && emu_now_ns() < end) {
+        seen = !emu_poll_yield();
+    }
+    assert_true(seen);
+    assert_true(emu_poll_hogs() > hogs0);
+    /* held: false again, and from the hold (no second count) unless the
+     * host kept this thread off the CPU for the whole hold */
+    int64_t t0 = emu_now_ns();
+    bool again = emu_poll_yield();
+    int64_t t1 = emu_now_ns();
+    if (t1 - t0 < 50000000) {
+        assert_false(again);
+        assert_int_equal(emu_poll_hogs(), hogs0 + 1);
+    }
+    emu_poll_pause(); /* sleeps instead of yielding; returns */
+
+    atomic_store(&spin_stop, 1);
+    pthread_join(t, NULL);
+    assert_int_equal(sched_setaffinity(0, sizeof saved, &saved), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_short_slice),
+        cmocka_unit_test(test_slice_left_alone),
+        cmocka_unit_test(test_hog_detected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
