@@ -28,7 +28,6 @@ struct emu_sched_attr {
     uint64_t sched_period;
 };
 
-
 int emu_sched_short_slice(void)
 {
 #if defined(SYS_sched_setattr) && defined(SYS_sched_getattr)
@@ -63,7 +62,7 @@ int emu_sched_short_slice(void)
 #endif
 }
 
-#define HOG_HOLD_NS 100000000  /* then block instead of yielding this long */
+#define HOG_HOLD_NS 100000000 /* a hog seen: block instead of yielding this long */
 
 static _Thread_local int64_t hog_until;
 static _Atomic uint64_t hogs;
