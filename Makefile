@@ -15,7 +15,7 @@ help:
 	@echo "make check-fast  the plain build's tests only"
 	@echo "make check-clients  real clients' own suites (SOS, Portals 4 reference, IBM PAMI test/api, GA, ARMCI's classic tests) against installed emunic"
 	@echo "make check-clients-full  the same with every layout and long run (CLIENTS_FULL=1; ~20 minutes more)"
-	@echo "make check-fuzz  the libFuzzer harnesses (parsers, command queue), 30 s each (make fuzz: 300 s each)"
+	@echo "make check-fuzz  the libFuzzer harnesses (parsers, command queue, link layer), 30 s each (make fuzz: 300 s each)"
 	@echo "make install     build, then install into PREFIX (default /usr/local)"
 	@echo "make bench       run the core benchmarks (see docs/PERFORMANCE.md)"
 	@echo "make clean       remove build directories"
@@ -80,7 +80,7 @@ bench: build
 clean:
 	rm -rf $(BUILD) build-asan build-tsan build-fuzz
 
-# libFuzzer harnesses of emunic-run's parsers and the daemon's command queue (tests/fuzz/README.md): run.sh
+# libFuzzer harnesses of emunic-run's parsers and the daemon's command queue and link layer (tests/fuzz/README.md): run.sh
 # configures build-fuzz with CC=clang -DEMUNIC_FUZZ=ON, builds the harnesses
 # and runs each for FUZZ_SECONDS; one line and nothing else without clang.
 .PHONY: fuzz check-fuzz

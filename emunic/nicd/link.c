@@ -742,6 +742,21 @@ static int whole_seq(struct peer *p, struct emu_msg *m, uint8_t frag)
     return 1;
 }
 
+/* Fragments are as send_new cuts them: a first one exactly FRAG_SPLIT
+ * bytes, a second one what is left of EMU_INLINE_MAX. A packet a rank
+ * copied into the wire ring may pass the checksum and claim anything;
+ * whole() would then join past the end of the message. */
+static int frag_fits(uint8_t flags, uint16_t odlen)
+{
+    if ((flags & (LF_FRAG1 | LF_FRAG2)) == (LF_FRAG1 | LF_FRAG2))
+        return 0;
+    if (flags & LF_FRAG1)
+        return odlen == FRAG_SPLIT;
+    if (flags & LF_FRAG2)
+        return odlen <= EMU_INLINE_MAX - FRAG_SPLIT;
+    return 1;
+}
+
 int link_recv(struct emu_nic *nic, struct emu_msg *m)
 {
     L.raw_ctx = 0;
@@ -756,7 +771,7 @@ int link_recv(struct emu_nic *nic, struct emu_msg *m)
     t.csum = 0;
     memcpy(m->data + m->dlen - LINK_TRAILER_SIZE, &t, sizeof t);
     if (csum(m) != got || t.src >= L.nnodes || t.src == L.me ||
-        t.odlen != m->dlen - LINK_TRAILER_SIZE) {
+        t.odlen != m->dlen - LINK_TRAILER_SIZE || !frag_fits(t.flags, t.odlen)) {
         EMU_CTR_ADD(nic->ctr, corrupt, 1);
         note("checksum", t.src < L.nnodes ? t.src : L.me, L.me, NULL);
         return 0;

@@ -17,13 +17,13 @@ while getopts b:n opt; do
     case $opt in
     b) build=$OPTARG ;;
     n) dobuild=0 ;;
-    *) echo "usage: $0 [-b BUILD_DIR] [-n] [SECONDS] [faults|machine|pmi|cmdq ...]" >&2; exit 2 ;;
+    *) echo "usage: $0 [-b BUILD_DIR] [-n] [SECONDS] [faults|machine|pmi|cmdq|wire ...]" >&2; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
 secs=${FUZZ_SECONDS:-30}
 case ${1:-} in [0-9]*) secs=$1; shift ;; esac
-harnesses=${*:-faults machine pmi cmdq}
+harnesses=${*:-faults machine pmi cmdq wire}
 case $build in /*) ;; *) build=$top/$build ;; esac
 cc=${FUZZ_CC:-clang}
 
