@@ -1,7 +1,7 @@
 /* The launcher's side of emunic/ctl.h: the control block the daemons map
- * (doorbells, the pid of every rank as it is forked) and the pipe on which
- * a daemon reports a rank that broke its own queues. Neither is inherited
- * by a rank. */
+ * (doorbells, the pid of every rank as it is forked), the daemons' wire
+ * object (emunic/job.h) and the pipe on which a daemon reports a rank that
+ * broke its own queues. None is inherited by a rank. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -37,6 +37,12 @@ int ctl_create(struct launcher *L)
     for (uint32_t n = 0; n < nn; n++)
         db[n] = L->efds[n];
     L->ctl->magic = EMU_CTL_MAGIC;
+    L->wire_fd = emu_job_wire_create(&L->job);
+    if (L->wire_fd < 0) {
+        msg("cannot make the daemons' wire: %s", strerror(-L->wire_fd));
+        L->wire_fd = -1;
+        return -1;
+    }
     if (pipe2(L->report, O_CLOEXEC) != 0) {
         L->report[0] = L->report[1] = -1;
         msg("cannot make the daemons' report pipe: %s", strerror(errno));
@@ -102,7 +108,7 @@ void ctl_on_report(struct launcher *L)
 
 void ctl_close_daemon_end(struct launcher *L)
 {
-    int *fds[] = {&L->ctl_fd, &L->report[1]};
+    int *fds[] = {&L->ctl_fd, &L->wire_fd, &L->report[1]};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (*fds[i] >= 0) {
             close(*fds[i]);
@@ -115,7 +121,7 @@ void ctl_destroy(struct launcher *L)
     if (L->ctl)
         munmap(L->ctl, emu_ctl_size(L->o->nnodes, L->nranks));
     L->ctl = NULL;
-    int *fds[] = {&L->ctl_fd, &L->report[0], &L->report[1]};
+    int *fds[] = {&L->ctl_fd, &L->wire_fd, &L->report[0], &L->report[1]};
     for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
         if (*fds[i] >= 0) {
             close(*fds[i]);

@@ -36,6 +36,7 @@ struct launcher {
     int *efds;                 /* one eventfd doorbell per node */
     struct emu_ctl *ctl;       /* the daemons' control block (ctl.c) */
     int ctl_fd;                /* its memfd, inherited by daemons only */
+    int wire_fd;               /* the daemons' wire object (emu_job_wire_create), the same */
     int report[2];             /* daemons -> launcher: a rank broke its queues */
     uint8_t *culprit;          /* [nranks] named by a daemon already */
     pid_t self;

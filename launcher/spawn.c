@@ -51,8 +51,8 @@ static void child_stdio(const struct child_io *io)
 }
 
 /* Close at exec everything but stdio and the descriptors the child needs:
- * a daemon rings its peers' doorbells and keeps the control block and the
- * report pipe; a rank keeps only its own node's doorbell. */
+ * a daemon rings its peers' doorbells and keeps the control block, the
+ * wire and the report pipe; a rank keeps only its own node's doorbell. */
 static void child_fds(const struct launcher *L, int rank_node)
 {
     uint32_t nn = L->o->nnodes;
@@ -63,6 +63,7 @@ static void child_fds(const struct launcher *L, int rank_node)
                 fcntl(L->efds[i], F_SETFD, 0);
         if (rank_node < 0) {
             fcntl(L->ctl_fd, F_SETFD, 0);
+            fcntl(L->wire_fd, F_SETFD, 0);
             fcntl(L->report[1], F_SETFD, 0);
         }
         return;
@@ -74,6 +75,7 @@ static void child_fds(const struct launcher *L, int rank_node)
             close(L->efds[i]);
     if (rank_node < 0) {
         fcntl(L->ctl_fd, F_SETFD, 0);
+        fcntl(L->wire_fd, F_SETFD, 0);
         fcntl(L->report[1], F_SETFD, 0);
     }
 }
@@ -233,11 +235,13 @@ int spawn_daemon(struct launcher *L, uint32_t node)
             strerror(errno));
         return -1;
     }
-    char nodestr[16], ctlstr[16], repstr[16];
+    char nodestr[16], ctlstr[16], repstr[16], wirestr[16];
     snprintf(nodestr, sizeof nodestr, "%u", node);
     snprintf(ctlstr, sizeof ctlstr, "%d", L->ctl_fd);
     snprintf(repstr, sizeof repstr, "%d", L->report[1]);
-    char *argv[] = {L->nicd, "--job", L->jobid, "--node", nodestr, "--ctl", ctlstr, "--report", repstr, NULL};
+    snprintf(wirestr, sizeof wirestr, "%d", L->wire_fd);
+    char *argv[] = {L->nicd, "--job", L->jobid, "--node", nodestr, "--ctl", ctlstr,
+                    "--report", repstr, "--wire", wirestr, NULL};
     struct child_io io = {-1, pout[1], perr[1], -1};
 
     pid_t pid = fork();

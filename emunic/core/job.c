@@ -1,9 +1,11 @@
-/* Layout of the job segment. The layout is a pure function of the header's
- * parameters, so an attacher recomputes it and rejects any header whose
- * stored offsets or size disagree, before following a single offset. */
+/* Layout of the job segment and of the daemons' wire object. The layout
+ * is a pure function of the header's parameters, so an attacher recomputes
+ * it and rejects any header whose stored offsets or size disagree, before
+ * following a single offset. */
 #include "emunic/job.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,8 +16,9 @@ static uint64_t page_up(uint64_t x) { return (x + 4095) & ~(uint64_t)4095; }
 static uint64_t line_up(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
 
 struct layout {
-    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire, off_net, off_links, total;
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net, total;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
+    uint64_t wire_off_rings, wire_size;
 };
 
 static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
@@ -29,10 +32,10 @@ static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
     l->off_nodes = page_up(l->off_ranks + nranks * sizeof(struct emu_rank_info));
     l->off_cmd = page_up(l->off_nodes + nnodes * sizeof(struct emu_node_info));
     l->off_cq = page_up(l->off_cmd + nranks * l->cmd_bytes);
-    l->off_wire = page_up(l->off_cq + nranks * l->cq_bytes);
-    l->off_net = page_up(l->off_wire + nnodes * l->wire_bytes);
-    l->off_links = page_up(l->off_net + sizeof(struct emu_netcfg));
-    l->total = page_up(l->off_links + (uint64_t)nnodes * EMU_NET_LINKS_PER_NODE * sizeof(uint64_t));
+    l->off_net = page_up(l->off_cq + nranks * l->cq_bytes);
+    l->total = page_up(l->off_net + sizeof(struct emu_netcfg));
+    l->wire_off_rings = page_up((uint64_t)nnodes * EMU_NET_LINKS_PER_NODE * sizeof(uint64_t));
+    l->wire_size = page_up(l->wire_off_rings + nnodes * l->wire_bytes);
 }
 
 void emu_job_params_default(struct emu_job_params *p)
@@ -71,6 +74,8 @@ static int params_ok(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq, u
 static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
 {
     struct emu_job_geo *g = &j->geo;
+    struct layout l;
+    compute(h->nnodes, h->ranks_per_node, h->cmd_slots, h->cq_slots, h->wire_slots, &l);
     g->nnodes = h->nnodes;
     g->ranks_per_node = h->ranks_per_node;
     g->nranks = h->nranks;
@@ -82,12 +87,12 @@ static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
     g->off_nodes = h->off_nodes;
     g->off_cmd = h->off_cmd;
     g->off_cq = h->off_cq;
-    g->off_wire = h->off_wire;
     g->off_net = h->off_net;
-    g->off_links = h->off_links;
     g->cmd_bytes = h->cmd_bytes;
     g->cq_bytes = h->cq_bytes;
     g->wire_bytes = h->wire_bytes;
+    g->wire_off_rings = l.wire_off_rings;
+    g->wire_size = l.wire_size;
     g->created_ns = h->created_ns;
     g->launcher_pid = h->launcher_pid;
     memcpy(g->jobid, h->jobid, sizeof g->jobid);
@@ -116,6 +121,7 @@ int emu_job_create(struct emu_job *j, const char *jobid,
     j->hdr = h;
     j->size = l.total;
     j->fd = fd;
+    j->wire = NULL;
     h->version = EMU_JOB_VERSION;
     h->nnodes = p->nnodes;
     h->ranks_per_node = p->ranks_per_node;
@@ -130,9 +136,7 @@ int emu_job_create(struct emu_job *j, const char *jobid,
     h->off_nodes = l.off_nodes;
     h->off_cmd = l.off_cmd;
     h->off_cq = l.off_cq;
-    h->off_wire = l.off_wire;
     h->off_net = l.off_net;
-    h->off_links = l.off_links;
     h->cmd_bytes = l.cmd_bytes;
     h->cq_bytes = l.cq_bytes;
     h->wire_bytes = l.wire_bytes;
@@ -150,10 +154,8 @@ int emu_job_create(struct emu_job *j, const char *jobid,
         emu_ring_format(emu_job_cmd_ring(j, r), g->cmd_slots);
         emu_ring_format(emu_job_cq_ring(j, r), g->cq_slots);
     }
-    for (uint32_t n = 0; n < g->nnodes; n++) {
+    for (uint32_t n = 0; n < g->nnodes; n++)
         emu_waiter_init(&j->nodes[n].doorbell, efds ? efds[n] : -1);
-        emu_ring_format(emu_job_wire_ring(j, n), g->wire_slots);
-    }
     /* the ideal machine until the launcher says otherwise */
     struct emu_netcfg *net = emu_job_netcfg(j);
     net->magic = EMU_NET_MAGIC;
@@ -178,7 +180,7 @@ static int header_ok(const struct emu_job_hdr *h, size_t size)
     return l.total == size && l.total == h->total_size &&
            l.off_ranks == h->off_ranks && l.off_nodes == h->off_nodes &&
            l.off_cmd == h->off_cmd && l.off_cq == h->off_cq &&
-           l.off_wire == h->off_wire && l.off_net == h->off_net && l.off_links == h->off_links &&
+           l.off_net == h->off_net &&
            l.cmd_bytes == h->cmd_bytes &&
            l.cq_bytes == h->cq_bytes && l.wire_bytes == h->wire_bytes;
 }
@@ -196,6 +198,7 @@ int emu_job_attach(struct emu_job *j, const char *jobid)
     j->hdr = p;
     j->size = size;
     j->fd = -1;
+    j->wire = NULL;
     /* check and use one private snapshot: the shared header may change
      * under us (a rank's stray store) between a check and a use */
     struct emu_job_hdr snap;
@@ -211,8 +214,44 @@ int emu_job_attach(struct emu_job *j, const char *jobid)
     return 0;
 }
 
+int emu_job_wire_create(struct emu_job *j)
+{
+    int fd = memfd_create("emunic-wire", MFD_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, (off_t)j->geo.wire_size) == 0)
+        p = mmap(NULL, j->geo.wire_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    j->wire = p;
+    for (uint32_t n = 0; n < j->geo.nnodes; n++)
+        emu_ring_format(emu_job_wire_ring(j, n), j->geo.wire_slots);
+    return fd;
+}
+
+int emu_job_wire_map(struct emu_job *j, int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return -errno;
+    if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != j->geo.wire_size)
+        return -EPROTO;
+    void *p = mmap(NULL, j->geo.wire_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return -errno;
+    j->wire = p;
+    return 0;
+}
+
 void emu_job_detach(struct emu_job *j)
 {
+    if (j->wire)
+        munmap(j->wire, j->geo.wire_size);
+    j->wire = NULL;
     if (j->hdr)
         munmap(j->hdr, j->size);
     if (j->fd >= 0)
@@ -233,7 +272,9 @@ void *emu_job_cq_ring(const struct emu_job *j, uint32_t rank)
 
 void *emu_job_wire_ring(const struct emu_job *j, uint32_t node)
 {
-    return (char *)j->hdr + j->geo.off_wire + (uint64_t)node * j->geo.wire_bytes;
+    if (!j->wire)
+        return NULL;
+    return (char *)j->wire + j->geo.wire_off_rings + (uint64_t)node * j->geo.wire_bytes;
 }
 
 struct emu_netcfg *emu_job_netcfg(const struct emu_job *j)
@@ -243,7 +284,7 @@ struct emu_netcfg *emu_job_netcfg(const struct emu_job *j)
 
 _Atomic uint64_t *emu_job_links(const struct emu_job *j)
 {
-    return (_Atomic uint64_t *)((char *)j->hdr + j->geo.off_links);
+    return j->wire ? (_Atomic uint64_t *)j->wire : NULL;
 }
 
 void emu_jobid_new(char *buf, size_t n)

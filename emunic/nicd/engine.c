@@ -554,16 +554,24 @@ int nic_run(struct emu_nic *nic)
 
 /* ---- set-up ---- */
 
-int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, int report_fd)
+int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, int report_fd, int wire_fd)
 {
     memset(nic, 0, sizeof *nic);
     nic->report_fd = -1;
     /* no rank runs before every daemon is ready, so what we copy from the
      * segment here is what the launcher wrote */
     int rc = emu_job_attach(&nic->job, jobid);
+    if (rc == 0) {
+        /* the wire between daemons: not in the segment ranks map */
+        rc = emu_job_wire_map(&nic->job, wire_fd);
+        close(wire_fd);
+        wire_fd = -1;
+    }
     if (rc) {
         if (ctl_fd >= 0)
             close(ctl_fd);
+        if (wire_fd >= 0)
+            close(wire_fd);
         return rc;
     }
     const struct emu_job_geo *g = &nic->job.geo;

@@ -23,12 +23,13 @@ static void on_term(int sig)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: emunic-nicd --job JOBID --node N --ctl FD [--report FD]\n"
+            "usage: emunic-nicd --job JOBID --node N --ctl FD --wire FD [--report FD]\n"
             "The emulated NIC daemon of node N of job JOBID. emunic-run starts one per\n"
             "node; there is no reason to start it by hand except under a debugger.\n"
             "  --job JOBID   job whose shared memory to attach\n"
             "  --node N      node index (0-based)\n"
             "  --ctl FD      the launcher's control block (doorbells, rank pids)\n"
+            "  --wire FD     the daemons' wire rings and link clocks (no rank maps them)\n"
             "  --report FD   where to tell the launcher about a rank that broke its queues\n"
             "  -h, --help    this text\n");
 }
@@ -40,11 +41,12 @@ int main(int argc, char **argv)
         {"node", required_argument, 0, 'n'},
         {"ctl", required_argument, 0, 'c'},
         {"report", required_argument, 0, 'r'},
+        {"wire", required_argument, 0, 'w'},
         {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0},
     };
     const char *job = NULL;
-    long node = -1, ctl = -1, report = -1;
+    long node = -1, ctl = -1, report = -1, wire = -1;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
@@ -61,15 +63,16 @@ int main(int argc, char **argv)
             break;
         }
         case 'c':
-        case 'r': {
+        case 'r':
+        case 'w': {
             char *end;
             long fd = strtol(optarg, &end, 10);
             if (*end || fd < 0 || fd > 1 << 20) {
-                fprintf(stderr, "emunic-nicd: --%s wants a descriptor, got '%s'\n", c == 'c' ? "ctl" : "report",
-                        optarg);
+                fprintf(stderr, "emunic-nicd: --%s wants a descriptor, got '%s'\n",
+                        c == 'c' ? "ctl" : c == 'r' ? "report" : "wire", optarg);
                 return 2;
             }
-            *(c == 'c' ? &ctl : &report) = fd;
+            *(c == 'c' ? &ctl : c == 'r' ? &report : &wire) = fd;
             break;
         }
         case 'h':
@@ -80,7 +83,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!job || node < 0 || ctl < 0) {
+    if (!job || node < 0 || ctl < 0 || wire < 0) {
         usage(stderr);
         return 2;
     }
@@ -93,7 +96,7 @@ int main(int argc, char **argv)
     /* a write to a dead launcher's pipes fails instead of killing us
      * before we cleaned up after it */
     signal(SIGPIPE, SIG_IGN);
-    int rc = nic_open(&the_nic, job, (uint32_t)node, (int)ctl, (int)report);
+    int rc = nic_open(&the_nic, job, (uint32_t)node, (int)ctl, (int)report, (int)wire);
     if (rc) {
         fprintf(stderr, "emunic-nicd: node %ld of job %s: cannot start: %s\n", node, job, strerror(-rc));
         nic_close(&the_nic);

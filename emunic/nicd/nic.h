@@ -99,7 +99,7 @@ struct emu_nic {
 };
 
 /* engine.c */
-int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, int report_fd);
+int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, int report_fd, int wire_fd);
 void nic_close(struct emu_nic *nic);
 int nic_run(struct emu_nic *nic);
 

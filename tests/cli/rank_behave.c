@@ -13,6 +13,9 @@
  *   survive    outlive the launcher (clear PDEATHSIG), as a stuck rank might
  *   cpus       print the CPUs the process may run on
  *   eventfds   print how many eventfds the process holds
+ *   daemon-objects  print how many descriptors and mappings of the
+ *              daemons' own objects (memfds emunic-wire, emunic-ctl) the
+ *              process holds: a rank must hold none
  *   layout     print whether address randomisation is off, and where main
  *              and a fresh 64-byte malloc block are
  *   init, barrier, finalize   the emunic core calls; failures exit 10
@@ -86,23 +89,46 @@ static void print_cpus(void)
         fclose(f);
 }
 
+static int count_in(const char *file, const char *what, int links)
+{
+    int n = 0;
+    if (links) {
+        DIR *d = opendir(file);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            char path[300], target[256];
+            snprintf(path, sizeof path, "%s/%s", file, e->d_name);
+            ssize_t l = readlink(path, target, sizeof target - 1);
+            if (l > 0) {
+                target[l] = '\0';
+                n += strstr(target, what) != NULL;
+            }
+        }
+        if (d)
+            closedir(d);
+        return n;
+    }
+    FILE *f = fopen(file, "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        n += strstr(line, what) != NULL;
+    if (f)
+        fclose(f);
+    return n;
+}
+
 static void print_eventfds(void)
 {
-    DIR *d = opendir("/proc/self/fd");
+    printf("eventfds=%d\n", count_in("/proc/self/fd", "eventfd", 1));
+}
+
+static void print_daemon_objects(void)
+{
     int n = 0;
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        char path[300], target[256];
-        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
-        ssize_t l = readlink(path, target, sizeof target - 1);
-        if (l > 0) {
-            target[l] = '\0';
-            n += strstr(target, "eventfd") != NULL;
-        }
-    }
-    if (d)
-        closedir(d);
-    printf("eventfds=%d\n", n);
+    const char *names[] = {"memfd:emunic-wire", "memfd:emunic-ctl"};
+    for (int i = 0; i < 2; i++)
+        n += count_in("/proc/self/fd", names[i], 1) + count_in("/proc/self/maps", names[i], 0);
+    printf("daemon-objects=%d\n", n);
 }
 
 static void copy_stdin(void)
@@ -204,6 +230,8 @@ static void act(const char *a)
         print_cpus();
     } else if (strcmp(a, "eventfds") == 0) {
         print_eventfds();
+    } else if (strcmp(a, "daemon-objects") == 0) {
+        print_daemon_objects();
     } else if (strcmp(a, "layout") == 0) {
         static void *block; /* kept: LeakSanitizer must not call it a leak */
         int norand = (personality(0xffffffff) & ADDR_NO_RANDOMIZE) != 0;

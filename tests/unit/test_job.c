@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -204,6 +205,25 @@ static void test_create_attach(void **state)
         sp[ns++] = (struct span){(uintptr_t)c, (uintptr_t)c + emu_ring_bytes(64)};
         sp[ns++] = (struct span){(uintptr_t)q, (uintptr_t)q + emu_ring_bytes(128)};
     }
+    for (unsigned a = 0; a < ns; a++) {
+        assert_true(sp[a].a >= lo && sp[a].b <= hi);
+        for (unsigned b = 0; b < a; b++)
+            if (sp[a].a < sp[b].b && sp[b].a < sp[a].b)
+                fail_msg("spans %u and %u overlap", a, b);
+    }
+
+    /* the wire between daemons and the link clocks are not in the
+     * segment: nothing to find there before the daemons' object exists */
+    assert_null(emu_job_wire_ring(&j, 0));
+    assert_null(emu_job_links(&j));
+    int wfd = emu_job_wire_create(&j);
+    assert_true(wfd >= 0);
+    assert_true(fcntl(wfd, F_GETFD) & FD_CLOEXEC); /* a rank never inherits it */
+    uintptr_t wlo = (uintptr_t)j.wire, whi = wlo + j.geo.wire_size;
+    assert_true(whi <= lo || wlo >= hi);
+    ns = 0;
+    sp[ns++] = (struct span){(uintptr_t)emu_job_links(&j),
+                             (uintptr_t)(emu_job_links(&j) + 3 * EMU_NET_LINKS_PER_NODE)};
     for (uint32_t n = 0; n < 3; n++) {
         void *w = emu_job_wire_ring(&j, n);
         struct emu_ring rw;
@@ -212,10 +232,10 @@ static void test_create_attach(void **state)
         sp[ns++] = (struct span){(uintptr_t)w, (uintptr_t)w + emu_ring_bytes(256)};
     }
     for (unsigned a = 0; a < ns; a++) {
-        assert_true(sp[a].a >= lo && sp[a].b <= hi);
+        assert_true(sp[a].a >= wlo && sp[a].b <= whi);
         for (unsigned b = 0; b < a; b++)
             if (sp[a].a < sp[b].b && sp[b].a < sp[a].b)
-                fail_msg("spans %u and %u overlap", a, b);
+                fail_msg("wire spans %u and %u overlap", a, b);
     }
     /* attach in the same process: a second mapping of the same bytes */
     struct emu_job k;
@@ -227,6 +247,32 @@ static void test_create_attach(void **state)
     assert_int_equal((char *)k.nodes - (char *)k.hdr, (char *)j.nodes - (char *)j.hdr);
     assert_int_equal((char *)emu_job_cq_ring(&k, 7) - (char *)k.hdr,
                      (char *)emu_job_cq_ring(&j, 7) - (char *)j.hdr);
+    /* as a rank attaches: no wire; as a daemon: the object it was handed,
+     * and only an object of this job's size */
+    assert_null(k.wire);
+    assert_null(emu_job_wire_ring(&k, 1));
+    int junk = memfd_create("not-the-wire", MFD_CLOEXEC);
+    assert_true(junk >= 0);
+    assert_int_equal(ftruncate(junk, (off_t)j.geo.wire_size + 4096), 0);
+    assert_int_equal(emu_job_wire_map(&k, junk), -EPROTO);
+    close(junk);
+    assert_int_equal(emu_job_wire_map(&k, -1), -EBADF);
+    assert_int_equal(emu_job_wire_map(&k, wfd), 0);
+    close(wfd);
+    {
+        struct emu_ring a, b;
+        struct emu_msg m, out;
+        memset(&m, 0, sizeof m);
+        m.op = EMU_OP_WRITE;
+        m.cookie = 0x77;
+        assert_int_equal(emu_ring_attach(&a, emu_job_wire_ring(&j, 2), 256), 0);
+        assert_int_equal(emu_ring_attach(&b, emu_job_wire_ring(&k, 2), 256), 0);
+        assert_int_equal(emu_ring_push(&a, &m), 0);
+        assert_int_equal(emu_ring_pop(&b, &out), 0);
+        assert_int_equal(out.cookie, 0x77);
+        atomic_store(&emu_job_links(&k)[5], 1234);
+        assert_int_equal(atomic_load(&emu_job_links(&j)[5]), 1234);
+    }
     /* a message pushed through one mapping pops out of the other */
     struct emu_ring prod, cons;
     assert_int_equal(emu_ring_attach(&prod, emu_job_cmd_ring(&j, 5), 64), 0);
@@ -363,7 +409,8 @@ static void test_attach_errors(void **state)
     CORRUPT(cmd_slots, 17);
     CORRUPT(cq_slots, 1u << 31);
     CORRUPT(off_cmd, h->off_cmd + 64);
-    CORRUPT(off_wire, h->total_size);
+    CORRUPT(off_net, h->total_size);
+    CORRUPT(wire_bytes, 64);
     CORRUPT(cq_bytes, 64);
     CORRUPT(off_ranks, UINT64_MAX - 100);
 
@@ -425,6 +472,13 @@ static void test_size_linear(void **state)
     size_t base = emu_job_size(&p);
     p.cq_slots *= 2;
     assert_true(emu_job_size(&p) > base);
+    /* but not bigger wire rings: they are in the daemons' object, which
+     * no rank maps (the segment is what every rank maps) */
+    params(&p, 4, 4);
+    p.wire_slots = 2;
+    size_t few = emu_job_size(&p);
+    p.wire_slots = 1u << 20;
+    assert_int_equal(emu_job_size(&p), few);
     /* the size is a whole number of pages */
     assert_int_equal(base % 4096, 0);
 }

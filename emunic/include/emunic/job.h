@@ -1,6 +1,14 @@
 /* The job segment: one shared-memory object per job holding the header,
- * the rank and node tables, and every queue. Its size is linear in ranks
- * and nodes (no pair tables), and it is laid out once by the launcher. */
+ * the rank and node tables, and the ranks' queues. Its size is linear in
+ * ranks and nodes (no pair tables), and it is laid out once by the
+ * launcher.
+ *
+ * The wire between the NIC daemons (one ring per node) and the model's
+ * link clocks are not in it: they live in a second object, a memfd the
+ * launcher hands to its daemons by descriptor (emu_job_wire_create,
+ * emu_job_wire_map), which no rank maps or inherits. So a rank's stray
+ * store can reach its own queues and entries, never the packets between
+ * NICs or the links' state. */
 #ifndef EMUNIC_JOB_H
 #define EMUNIC_JOB_H
 
@@ -16,7 +24,7 @@
 #include "emunic/waiter.h"
 
 #define EMU_JOB_MAGIC 0x656d756e69636a62ull /* "emunicjb" */
-#define EMU_JOB_VERSION 4
+#define EMU_JOB_VERSION 5
 
 #define EMU_MAX_NODES 1024
 #define EMU_MAX_RANKS_PER_NODE 1024
@@ -76,8 +84,8 @@ struct emu_job_hdr {
     int32_t launcher_pid;
     uint64_t heap_size;
     uint64_t total_size;
-    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire, off_net, off_links;
-    uint64_t cmd_bytes, cq_bytes, wire_bytes; /* per ring */
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net;
+    uint64_t cmd_bytes, cq_bytes, wire_bytes; /* per ring (wire: in the daemons' object) */
     int64_t created_ns;
     char jobid[EMU_JOBID_MAX];
     char nic[16];
@@ -95,8 +103,9 @@ struct emu_job_geo {
     uint32_t nnodes, ranks_per_node, nranks;
     uint32_t cmd_slots, cq_slots, wire_slots;
     uint64_t heap_size;
-    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_wire, off_net, off_links;
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
+    uint64_t wire_off_rings, wire_size; /* the daemons' object: links at 0, then the rings */
     int64_t created_ns;
     int32_t launcher_pid;
     char jobid[EMU_JOBID_MAX];
@@ -107,6 +116,7 @@ struct emu_job {
     struct emu_job_hdr *hdr;
     size_t size;
     int fd;
+    void *wire; /* the daemons' object, NULL unless created or mapped */
     struct emu_rank_info *ranks;
     struct emu_node_info *nodes;
     struct emu_job_geo geo; /* private: use this, not hdr, for geometry */
@@ -128,14 +138,23 @@ int emu_job_create(struct emu_job *j, const char *jobid,
 int emu_job_attach(struct emu_job *j, const char *jobid);
 void emu_job_detach(struct emu_job *j);
 
+/* Launcher, after emu_job_create: make the daemons' object (a memfd,
+ * close-on-exec), lay out and format its rings, and map it. Returns the
+ * descriptor to hand to each daemon, or -errno. */
+int emu_job_wire_create(struct emu_job *j);
+/* Daemon, after emu_job_attach: map the object it was handed. Returns 0,
+ * or -EPROTO if fd is not an object of this job's size. */
+int emu_job_wire_map(struct emu_job *j, int fd);
+
 void *emu_job_cmd_ring(const struct emu_job *j, uint32_t rank);
 void *emu_job_cq_ring(const struct emu_job *j, uint32_t rank);
+/* node's incoming wire ring in the daemons' object (NULL if unmapped) */
 void *emu_job_wire_ring(const struct emu_job *j, uint32_t node);
 /* The network configuration (netcfg.h); the launcher writes it between
  * emu_job_create and starting the daemons, everyone else only reads. */
 struct emu_netcfg *emu_job_netcfg(const struct emu_job *j);
 /* nnodes * EMU_NET_LINKS_PER_NODE busy-until times (node n's links at
- * n * EMU_NET_LINKS_PER_NODE). */
+ * n * EMU_NET_LINKS_PER_NODE), in the daemons' object (NULL if unmapped). */
 _Atomic uint64_t *emu_job_links(const struct emu_job *j);
 
 static inline uint32_t emu_job_node_of(const struct emu_job *j, uint32_t rank)
