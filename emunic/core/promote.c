@@ -211,9 +211,19 @@ static struct {
     int slot; /* slot + 1; 0: none */
 } holds[EMU_MAX_REGIONS];
 
+/* What each promo[] slot holds, as this rank made it: the shared table is
+ * only published for the daemons. A stray store into it must not make the
+ * rank close a descriptor of its own or move back memory it never moved. */
+static struct {
+    uint64_t base, len; /* len 0: slot free */
+    int fd;
+} mine[EMU_MAX_PROMO];
 
 static void publish(struct emu_rank_info *me, int slot, uint64_t base, uint64_t len, int fd, uint32_t key)
 {
+    mine[slot].base = base;
+    mine[slot].len = len;
+    mine[slot].fd = fd;
     struct emu_promo *p = &me->promo[slot];
     atomic_store_explicit(&p->len, 0, memory_order_relaxed);
     atomic_store_explicit(&p->base, base, memory_order_relaxed);
@@ -223,25 +233,27 @@ static void publish(struct emu_rank_info *me, int slot, uint64_t base, uint64_t 
     atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
 }
 
-/* Whether slot p's memfd is still what the program has mapped at its range. */
-static int still_moved(const struct emu_promo *p)
+/* Whether slot's memfd is still what the program has mapped at its range. */
+static int still_moved(int slot)
 {
-    uint64_t len = atomic_load(&p->len), base = atomic_load(&p->base);
+    uint64_t len = mine[slot].len, base = mine[slot].base;
     struct stat st;
     unsigned long long ino = 0;
-    return len && fstat(atomic_load(&p->fd), &st) == 0 && classify(base, base + len, 0, &ino) == 2 &&
+    return len && fstat(mine[slot].fd, &st) == 0 && classify(base, base + len, 0, &ino) == 2 &&
            ino == (unsigned long long)st.st_ino;
 }
 
-/* Free slot p: daemons drop their mapping at their next look. */
-static void retire(struct emu_rank_info *me, struct emu_promo *p)
+/* Free slot: daemons drop their mapping at their next look. */
+static void retire(struct emu_rank_info *me, int slot)
 {
     for (int i = 0; i < EMU_MAX_REGIONS; i++)
-        if (holds[i].slot == p - me->promo + 1)
+        if (holds[i].slot == slot + 1)
             holds[i].slot = 0;
-    atomic_store_explicit(&p->len, 0, memory_order_release);
+    atomic_store_explicit(&me->promo[slot].len, 0, memory_order_release);
     atomic_fetch_add_explicit(&me->promo_gen, 1, memory_order_release);
-    close(atomic_load(&p->fd));
+    close(mine[slot].fd);
+    mine[slot].len = 0;
+    mine[slot].fd = -1;
 }
 
 /* Forget slots whose memfd is no longer what the program has there (the
@@ -249,8 +261,8 @@ static void retire(struct emu_rank_info *me, struct emu_promo *p)
 static void drop_stale(struct emu_rank_info *me)
 {
     for (int i = 0; i < EMU_MAX_PROMO; i++)
-        if (atomic_load(&me->promo[i].len) && !still_moved(&me->promo[i]))
-            retire(me, &me->promo[i]);
+        if (mine[i].len && !still_moved(i))
+            retire(me, i);
 }
 
 int emu_promote(struct emu_rank_info *me, uint64_t base, uint64_t len)
@@ -269,10 +281,9 @@ int emu_promote(struct emu_rank_info *me, uint64_t base, uint64_t len)
     int kind = classify(lo, hi, sp, &ino);
     if (kind == 2) { /* moved before */
         for (int i = 0; i < EMU_MAX_PROMO; i++) {
-            struct emu_promo *p = &me->promo[i];
             struct stat st;
-            if (atomic_load(&p->len) == hi - lo && atomic_load(&p->base) == lo &&
-                fstat(atomic_load(&p->fd), &st) == 0 && (unsigned long long)st.st_ino == ino)
+            if (mine[i].len == hi - lo && mine[i].base == lo && fstat(mine[i].fd, &st) == 0 &&
+                (unsigned long long)st.st_ino == ino)
                 return i;
         }
         return -1;
@@ -282,7 +293,7 @@ int emu_promote(struct emu_rank_info *me, uint64_t base, uint64_t len)
     drop_stale(me);
     int slot = -1;
     for (int i = 0; i < EMU_MAX_PROMO && slot < 0; i++)
-        if (!atomic_load(&me->promo[i].len))
+        if (!mine[i].len)
             slot = i;
     if (slot < 0)
         return -1;
@@ -352,9 +363,8 @@ void emu_promote_release(struct emu_rank_info *me, uint32_t key)
         return;
     int slot = holds[idx].slot - 1;
     holds[idx].slot = 0;
-    struct emu_promo *p = &me->promo[slot];
-    uint64_t len = atomic_load(&p->len), base = atomic_load(&p->base);
-    int fd = atomic_load(&p->fd);
+    uint64_t len = mine[slot].len, base = mine[slot].base;
+    int fd = mine[slot].fd;
     if (!len)
         return;
     for (int i = 0; i < EMU_MAX_REGIONS; i++)
@@ -365,17 +375,16 @@ void emu_promote_release(struct emu_rank_info *me, uint32_t key)
     /* no NIC uses it from here (its regions are gone): an allocator that
      * frees these pages with MADV_DONTNEED expects zeros back, which a
      * memfd does not give, so they go back to anonymous memory */
-    if (still_moved(p) && move_back(fd, base, len) != 0) {
+    if (still_moved(slot) && move_back(fd, base, len) != 0) {
         publish(me, slot, base, len, fd, 0); /* stays moved, serves nobody */
         return;
     }
-    retire(me, p);
+    retire(me, slot);
 }
 
 void emu_promote_serve(struct emu_rank_info *me, int slot, uint32_t key)
 {
-    struct emu_promo *p = &me->promo[slot];
     holds[emu_region_idx(key)].key = key;
     holds[emu_region_idx(key)].slot = slot + 1;
-    publish(me, slot, atomic_load(&p->base), atomic_load(&p->len), atomic_load(&p->fd), key);
+    publish(me, slot, mine[slot].base, mine[slot].len, mine[slot].fd, key);
 }

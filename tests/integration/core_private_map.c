@@ -2,16 +2,19 @@
  * data right byte by byte through the moved and the unmoved parts, no write
  * of a busy thread lost while its memory moves, a moved range unmapped after
  * its exposure ends is never written through a stale mapping, and what must
- * not move (the stack, EMUNIC_PRIVATE_MAP=0) does not.
+ * not move (the stack, EMUNIC_PRIVATE_MAP=0) does not, and a rank that
+ * scribbles its own promo[] table does not make itself close a descriptor.
  * Two ranks; rank 1 exposes, rank 0 writes and reads. "fast" as argv[1]:
  * only page-aligned ops inside moved memory (tests/integration/private_map.sh
  * then checks the NICs made no process_vm_* copy). */
 #include "itest.h"
 #include "../common/memfd_moved.h"
+#include "emunic/job.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -335,6 +338,38 @@ static void not_moved(unsigned char *src, unsigned char *dst)
     }
 }
 
+/* The promo[] table is in the job segment, so the rank's own stray store
+ * can reach it: the rank must take what it closes and moves back from its
+ * own record, not from the table. */
+static void own_table_scribbled(void)
+{
+    struct emu_job j;
+    CHECK(emu_job_attach(&j, emunic_jobid()) == 0, "attach the job");
+    struct emu_rank_info *ri = &j.ranks[emunic_rank()];
+    int canary = dup(STDERR_FILENO);
+    CHECK(canary >= 0, "dup");
+    unsigned char *b = map_anon(BIG, NULL);
+    fill(b, BIG, 41);
+    int64_t key = emunic_expose(b, BIG, EMU_PERM_ALL);
+    CHECK(key > 0 && moved((uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)b + BIG), "expose and move");
+    for (int i = 0; i < EMU_MAX_PROMO; i++) {
+        atomic_store(&ri->promo[i].fd, canary);
+        atomic_store(&ri->promo[i].base, 4096);
+        atomic_store(&ri->promo[i].len, 1u << 30);
+    }
+    CHECK(emunic_unexpose((uint32_t)key) == 0, "unexpose");
+    CHECK(fcntl(canary, F_GETFD) >= 0, "unexposing closed descriptor %d, named by the scribbled table", canary);
+    CHECK(!moved((uint64_t)(uintptr_t)b, (uint64_t)(uintptr_t)b + BIG), "the range did not move back");
+    expect(b, BIG, 41, "after moving back");
+    CHECK(memfd_bytes(BIG) == -1, "the memfd was not closed");
+    /* the table is the rank's own to break; put it right for what follows */
+    for (int i = 0; i < EMU_MAX_PROMO; i++)
+        atomic_store(&ri->promo[i].len, 0);
+    close(canary);
+    munmap(b, BIG);
+    emu_job_detach(&j);
+}
+
 int main(int argc, char **argv)
 {
     itest_init();
@@ -346,6 +381,7 @@ int main(int argc, char **argv)
         if (emunic_rank() == 1) {
             no_write_lost();
             sparse_moves_sparse();
+            own_table_scribbled();
         }
         no_stale_mapping(src, dst);
         not_moved(src, dst);
