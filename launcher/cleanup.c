@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emunic/cgroup.h"
 #include "emunic/job.h"
 #include "emunic/proc.h"
 #include "emunic/shm.h"
@@ -139,6 +140,13 @@ static int kill_job(const struct emu_job *j, const char *jobid)
         nanosleep(&ts, NULL);
     }
     free(killed);
+    /* and what the ranks left running, in the job's cgroup: found where
+     * the launcher made it if --cleanup runs in the launcher's cgroup
+     * (the usual case: the same shell or CI step) */
+    char cg[EMU_CGROUP_PATH_MAX];
+    struct stat st;
+    if (emu_cgroup_path(jobid, cg, sizeof cg) == 0 && stat(cg, &st) == 0)
+        (void)emu_cgroup_end(cg, (int64_t)KILL_WAIT_MS * 1000000);
     return nk;
 }
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -15,6 +16,31 @@
 #include "io.h"
 #include "launcher.h"
 #include "msg.h"
+
+/* The job's cgroup, where there is a cgroup v2 hierarchy we may write:
+ * its path goes to the daemons in the control block. */
+static void cgroup_make(struct launcher *L)
+{
+    char *dir = L->ctl->cgroup;
+    int rc = emu_cgroup_create(L->jobid, dir, sizeof L->ctl->cgroup);
+    if (rc == 0) {
+        char procs[EMU_CGROUP_PATH_MAX + 16];
+        snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);
+        L->cg_procs = open(procs, O_WRONLY | O_CLOEXEC);
+        if (L->cg_procs < 0) {
+            rc = -errno;
+            rmdir(dir);
+        }
+    }
+    if (rc != 0) {
+        dir[0] = 0;
+        if (L->o->verbose)
+            msg("no cgroup for the job (%s): teardown reaches it through its process group and descendants",
+                strerror(-rc));
+    } else if (L->o->verbose) {
+        msg("the job's cgroup is %s", dir);
+    }
+}
 
 int ctl_create(struct launcher *L)
 {
@@ -37,6 +63,7 @@ int ctl_create(struct launcher *L)
     for (uint32_t n = 0; n < nn; n++)
         db[n] = L->efds[n];
     L->ctl->magic = EMU_CTL_MAGIC;
+    cgroup_make(L);
     L->wire_fd = emu_job_wire_create(&L->job);
     if (L->wire_fd < 0) {
         msg("cannot make the daemons' wire: %s", strerror(-L->wire_fd));
@@ -118,6 +145,14 @@ void ctl_close_daemon_end(struct launcher *L)
 
 void ctl_destroy(struct launcher *L)
 {
+    if (L->cg_procs >= 0)
+        close(L->cg_procs);
+    L->cg_procs = -1;
+    /* the sweep reaped every descendant: this only removes it (and ends
+     * what the sweep could not see, had anything escaped it) */
+    int rc;
+    if (L->ctl && L->ctl->cgroup[0] && (rc = emu_cgroup_end(L->ctl->cgroup, 1000000000ll)) != 0)
+        msg("could not remove the job's cgroup %s: %s", L->ctl->cgroup, strerror(-rc));
     if (L->ctl)
         munmap(L->ctl, emu_ctl_size(L->o->nnodes, L->nranks));
     L->ctl = NULL;

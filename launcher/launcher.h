@@ -37,6 +37,7 @@ struct launcher {
     struct emu_ctl *ctl;       /* the daemons' control block (ctl.c) */
     int ctl_fd;                /* its memfd, inherited by daemons only */
     int wire_fd;               /* the daemons' wire object (emu_job_wire_create), the same */
+    int cg_procs;              /* the job cgroup's cgroup.procs, which each rank joins; -1: none */
     int report[2];             /* daemons -> launcher: a rank broke its queues */
     uint8_t *culprit;          /* [nranks] named by a daemon already */
     pid_t self;

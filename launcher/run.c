@@ -21,7 +21,7 @@ static void launcher_init(struct launcher *L, const struct opts *o)
     L->nranks = o->nnodes * o->rpn;
     L->self = getpid();
     L->epfd = L->sigfd = L->tfd_timeout = L->tfd_grace = L->tfd_tick = -1;
-    L->ctl_fd = L->wire_fd = L->report[0] = L->report[1] = -1;
+    L->ctl_fd = L->wire_fd = L->cg_procs = L->report[0] = L->report[1] = -1;
     L->forced = -1;
     L->first_failure = -1;
     L->phase = PH_STARTING;

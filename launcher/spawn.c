@@ -105,6 +105,10 @@ static _Noreturn void child_exec(const struct launcher *L, uint32_t node,
     setpgid(0, L->pgid); /* 0 for the first child: it founds the group */
     child_stdio(io);
     child_fds(L, rank >= 0 ? (int)node : -1);
+    /* a rank and all it ever starts stay in the job's cgroup (best effort:
+     * without it, teardown still has the process group and the sweep) */
+    if (rank >= 0 && L->cg_procs >= 0)
+        (void)!write(L->cg_procs, "0", 1);
     bind_apply(&L->bind, node);
 
     setenv("EMUNIC_JOBID", L->jobid, 1);

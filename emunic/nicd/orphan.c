@@ -3,10 +3,14 @@
  * the names would stay until `emunic-run --cleanup`. The daemons are told
  * (their death signal is SIGTERM) and know the job, so they remove them;
  * every daemon tries, and the first one to find every rank gone does it.
+ * What the ranks started and left running (a setsid'd child) is still in
+ * the job's cgroup, which the daemons are not in: they end it first.
  * A rank that outlived the launcher (it cleared its death signal) keeps
  * the names, so that --cleanup can still find the job and kill it. Only
  * the processes the launcher started are looked at: a child a wrapper
  * rank forked is not (nor does --cleanup know it). */
+#include "emunic/cgroup.h"
+#include "emunic/ctl.h"
 #include "emunic/proc.h"
 #include "emunic/shm.h"
 #include "nic.h"
@@ -14,6 +18,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,5 +52,10 @@ int orphan_cleanup(struct emu_nic *nic, const char *jobid)
         struct timespec ts = {0, ORPHAN_NAP_NS};
         nanosleep(&ts, NULL);
     }
+    char cg[EMU_CGROUP_PATH_MAX];
+    memcpy(cg, nic->ctl->cgroup, sizeof cg);
+    cg[sizeof cg - 1] = 0;
+    if (cg[0])
+        (void)emu_cgroup_end(cg, 2000000000ll);
     return emu_shm_unlink_job(jobid);
 }

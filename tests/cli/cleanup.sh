@@ -26,6 +26,7 @@ case_begin "leftovers of a SIGKILLed launcher whose rank survives it"
 start_bg -v -N 2 -n 2 -- "$HELPER" tag=$TAG init barrier ready @0:survive @0:sleep=30000 hold=30000
 wait_lines "$OUT" '\] ready$' 4
 id=$(jobid_from); DEAD_LAUNCHER=$BG
+DEAD_CG=$(sed -n "s/^emunic-run: the job's cgroup is //p" "$ERR")
 kill -9 "$BG"
 wait_bg 10
 compgen -G "$SHM/emunic.$id.*" >/dev/null || fail "expected the job's objects to remain"
@@ -57,6 +58,7 @@ expect_out "^emunic-run: removed stale job $id \(launcher $DEAD_LAUNCHER is gone
 expect_out "^emunic-run: removed stale job $EMPTY \(not a valid job segment"
 expect_out "^emunic-run: removed stale job $JUNK \(not a valid job segment"
 ! grep -q "$FRESH" "$OUT" || fail "a fresh segment was removed"
+[[ -z $DEAD_CG || ! -d $DEAD_CG ]] || fail "the stale job's cgroup $DEAD_CG is still there"
 ! grep -q "$live_id" "$OUT" || fail "the live job was touched"
 expect_out "^emunic-run: cleanup of $SHM: [0-9]+ stale jobs? removed, [0-9]+ live jobs? left alone"
 [[ -e $SHM/emunic.$FRESH.job ]] || fail "fresh segment gone"

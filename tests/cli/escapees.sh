@@ -44,3 +44,30 @@ expect_status 143
 gone
 (( ELAPSED < 2000 )) || fail "teardown took ${ELAPSED} ms"
 assert_clean
+
+# A SIGKILLed launcher sweeps nothing: the ranks die by PDEATHSIG, and what
+# they left running outside the process group is ended by the orphaned
+# daemons through the job's cgroup (where a cgroup v2 hierarchy is
+# writable; without one that child survives, as docs/launcher.md says).
+case_begin "setsid child, launcher SIGKILLed"
+start_bg -v -N 2 -n 1 -- "$HELPER" tag=$TAG escape=setsid ready sleep=30000
+wait_lines "$OUT" 'ready$' 2
+id=$(jobid_from)
+if ! grep -q "^emunic-run: the job's cgroup is " "$ERR"; then
+    echo "SKIP [setsid child, launcher SIGKILLed]: no cgroup here ($(grep -m1 'no cgroup for the job' "$ERR"))"
+    kill -9 "$BG"
+    wait_bg 10
+    for p in $(escaped_pids); do kill -9 "$p" 2>/dev/null || :; done
+else
+    cg=$(sed -n "s/^emunic-run: the job's cgroup is //p" "$ERR")
+    kill -9 "$BG"
+    wait_bg 10
+    # no timing bound: 20 s is only where a hang is declared
+    for i in $(seq 1000); do
+        [[ ! -d $cg ]] && ! compgen -G "$SHM/emunic.$id.*" >/dev/null && break
+        sleep 0.02
+    done
+    gone
+    [[ ! -d $cg ]] || fail "the job's cgroup $cg outlived the job"
+    assert_clean "$id"
+fi

@@ -17,11 +17,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "emunic/cgroup.h"
+
 #define EMU_CTL_MAGIC 0x656d756e6963746cull /* "emunictl" */
 
 struct emu_ctl {
     uint64_t magic;
     uint32_t nnodes, nranks;
+    char cgroup[EMU_CGROUP_PATH_MAX]; /* the job's cgroup (emunic/cgroup.h), "" if none */
     /* then: int32_t doorbell_fd[nnodes]; _Atomic int32_t rank_pid[nranks] */
 };
 
