@@ -22,7 +22,9 @@
 static void cgroup_make(struct launcher *L)
 {
     char *dir = L->ctl->cgroup;
-    int rc = emu_cgroup_create(L->jobid, dir, sizeof L->ctl->cgroup);
+    const char *want = getenv("EMUNIC_CGROUP");
+    int rc = want && !strcmp(want, "0") ? -ECANCELED /* the user's choice */
+                                         : emu_cgroup_create(L->jobid, dir, sizeof L->ctl->cgroup);
     if (rc == 0) {
         char procs[EMU_CGROUP_PATH_MAX + 16];
         snprintf(procs, sizeof procs, "%s/cgroup.procs", dir);

@@ -95,6 +95,8 @@ static const char usage_text[] =
 "  EMUNIC_SHM_DIR      where the job's shared memory lives (default /dev/shm)\n"
 "  EMUNIC_NICD         the NIC daemon to run (default: emunic-nicd next to\n"
 "                      emunic-run)\n"
+"  EMUNIC_CGROUP       0: make no cgroup for the job (default: one where a\n"
+"                      cgroup v2 hierarchy is writable; -v says which)\n"
 "\n"
 "Exit status:\n"
 "  0        every rank exited with status 0\n"
