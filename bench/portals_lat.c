@@ -1,7 +1,9 @@
 /* Portals 4 round trips (8 bytes, 2 ranks) next to the core's own
  * write-with-remote-completion round trip measured in the same run: the
  * personality's overhead over the NIC core.
- *   emunic-run -N 2 -n 1 --nic portals -- portals_lat [--iters N] */
+ *   emunic-run -N 2 -n 1 --nic portals -- portals_lat [--iters N] [--sizes LIST]
+ * --sizes runs only the put with a full ACK event, once per size (the
+ * latency-against-size curve of bench/run_peers.sh --sweep). */
 #include <getopt.h>
 #include <portals4.h>
 #include <stdatomic.h>
@@ -23,6 +25,10 @@ static void ok(int rc, const char *what)
 }
 
 static uint64_t target_buf[64];
+/* what the list entry exposes: target_buf, or with --sizes a buffer of the
+ * largest size (private memory either way, as the peers' targets are) */
+static void *le_start = target_buf;
+static ptl_size_t le_len = sizeof target_buf;
 static ptl_handle_ni_t ni;
 static ptl_handle_md_t md_ct, md_ev, md_get;
 static ptl_handle_ct_t ct_put, ct_get, ct_target;
@@ -104,13 +110,48 @@ static void one(int c, uint64_t i, uint64_t *v)
     }
 }
 
+/* --sizes: PtlPut of each size with PTL_ACK_REQ until its ACK event, the
+ * C_PUT_ACK_EV case at more sizes; rank 0 prints one row per size. */
+static void size_sweep(const uint64_t *sizes, size_t nsizes, long iters, long warm, void *src)
+{
+    printf("case,size,iters,median_us,p10_us,p90_us,mean_us\n");
+    double *t = malloc((size_t)iters * sizeof *t);
+    if (!t) {
+        fprintf(stderr, "portals_lat: out of memory\n");
+        exit(1);
+    }
+    for (size_t z = 0; z < nsizes; z++) {
+        for (long i = 0; i < warm + iters; i++) {
+            ptl_event_t ev;
+            int64_t t0 = bench_now_ns();
+            ok(PtlPut(md_ev, (ptl_size_t)(uintptr_t)src, sizes[z], PTL_ACK_REQ, peer, PT, 0, 0, NULL, 0), "PtlPut");
+            ok(PtlEQWait(eq, &ev), "PtlEQWait");
+            if (ev.type != PTL_EVENT_ACK || ev.ni_fail_type != PTL_NI_OK || ev.mlength != sizes[z]) {
+                fprintf(stderr, "portals_lat: size %llu: event %d fail %d mlength %llu\n",
+                        (unsigned long long)sizes[z], ev.type, ev.ni_fail_type, (unsigned long long)ev.mlength);
+                exit(1);
+            }
+            if (i >= warm)
+                t[i - warm] = (double)(bench_now_ns() - t0) / 1000.0;
+        }
+        struct bench_stats s;
+        bench_stats_of(t, (size_t)iters, &s);
+        printf("%s,%llu,%ld,%.3f,%.3f,%.3f,%.3f\n", names[C_PUT_ACK_EV], (unsigned long long)sizes[z], iters, s.median,
+               s.p10, s.p90, s.mean);
+        fflush(stdout);
+        fprintf(stderr, "portals_lat: %s %llu B median %.2f us\n", names[C_PUT_ACK_EV], (unsigned long long)sizes[z],
+                s.median);
+    }
+    free(t);
+}
+
 static void setup(void)
 {
     ok(PtlInit(), "PtlInit");
     ok(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_NO_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, NULL, NULL, &ni), "PtlNIInit");
     ptl_pt_index_t pt;
     ok(PtlPTAlloc(ni, 0, PTL_EQ_NONE, PT, &pt), "PtlPTAlloc");
-    ptl_le_t le = {.start = target_buf, .length = sizeof target_buf, .ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
+    ptl_le_t le = {.start = le_start, .length = le_len, .ct_handle = PTL_CT_NONE, .uid = PTL_UID_ANY,
                    .options = PTL_LE_OP_PUT | PTL_LE_OP_GET | PTL_LE_EVENT_SUCCESS_DISABLE};
     if (target_waits) {
         ok(PtlCTAlloc(ni, &ct_target), "PtlCTAlloc");
@@ -138,7 +179,10 @@ static void setup(void)
 int main(int argc, char **argv)
 {
     long iters = 20000, warm = 1000;
+    uint64_t *sizes = NULL;
+    size_t nsizes = 0;
     static const struct option opts[] = {{"iters", required_argument, 0, 'i'},
+                                         {"sizes", required_argument, 0, 's'},
                                          {"target-waits", no_argument, 0, 'w'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
@@ -148,15 +192,27 @@ int main(int argc, char **argv)
             iters = bench_parse_long("--iters", optarg, 10, 10000000);
         } else if (c == 'w') {
             target_waits = 1;
+        } else if (c == 's') {
+            if (bench_parse_sizes(optarg, &sizes, &nsizes) != 0 || nsizes == 0) {
+                fprintf(stderr, "portals_lat: --sizes wants a list like 8,64,4K,1M or LO:HI, not '%s'\n", optarg);
+                return 2;
+            }
         } else {
             printf("usage: emunic-run -N 2 -n 1 --nic portals -- portals_lat [--iters N] [--target-waits]\n"
+                   "       [--sizes LIST]\n"
                    "8-byte Portals round trips (put with counting ack, put with a full ACK\n"
                    "event, get, fetch-add) and the core's write round trip in the same run.\n"
                    "--target-waits: the target rank waits on its entry's counter (PtlCTGet +\n"
                    "PtlCTWait for one more, as Sandia OpenSHMEM's wait_until) instead of sleeping.\n"
+                   "--sizes 8,64,4K,1M (or LO:HI): only the put with a full ACK event, at each\n"
+                   "size; CSV case, size, iterations, median/p10/p90 us, mean us.\n"
                    "CSV on stdout: case, iterations, median/p10/p90 us, overhead vs core, mean us.\n");
             return c == 'h' ? 0 : 2;
         }
+    }
+    if (nsizes > 0 && target_waits) { /* the sweep has no stop message for a waiting target */
+        fprintf(stderr, "portals_lat: --sizes and --target-waits do not go together\n");
+        return 2;
     }
     if (emunic_init() != 0 || emunic_size() < 2) {
         fprintf(stderr, "portals_lat: run me as 2 ranks under emunic-run --nic portals\n");
@@ -166,6 +222,15 @@ int main(int argc, char **argv)
      * in its first heap block (before Portals allocates EQs and CTs there),
      * where rank 0 reads them */
     uint64_t *info = emunic_malloc(64);
+    void *src = NULL;
+    if (nsizes > 0) {
+        uint64_t max = 0;
+        for (size_t z = 0; z < nsizes; z++)
+            max = sizes[z] > max ? sizes[z] : max;
+        le_len = max;
+        le_start = bench_alloc_touched(max);
+        src = bench_alloc_touched(max);
+    }
     setup();
     int64_t key = emunic_expose(target_buf, sizeof target_buf, EMU_PERM_ALL);
     if (!info || key <= 0) {
@@ -186,7 +251,10 @@ int main(int argc, char **argv)
         core_target.addr = got[0];
         core_target.key = (uint32_t)got[1];
     }
-    if (emunic_rank() == 0) {
+    if (emunic_rank() == 0 && nsizes > 0) {
+        bench_header(stdout, argc, argv);
+        size_sweep(sizes, nsizes, iters, warm, src);
+    } else if (emunic_rank() == 0) {
         bench_header(stdout, argc, argv);
         printf("case,iters,median_us,p10_us,p90_us,core_baseline,overhead_pct,mean_us\n");
         /* cases interleaved per iteration, so every case sees the same

@@ -4,7 +4,7 @@
 # (round k: every peer, then every emunic program), and prints one table of
 # medians over the rounds with each value's ratio to libfabric shm's.
 #
-#   bench/run_peers.sh [-b BUILD_DIR] [-r RUNS] [-q] [--busy] [OUT_DIR]
+#   bench/run_peers.sh [-b BUILD_DIR] [-r RUNS] [-q] [--busy] [--sweep] [OUT_DIR]
 #
 #   -b BUILD_DIR  build tree holding bin/emunic-run and the bench programs
 #                 (default: build/ at the top of the source tree)
@@ -13,9 +13,16 @@
 #   --busy        one CPU hog per core (a shell loop) during every
 #                 measurement: does emunic slow down more than the peers?
 #                 (slow: on 2 cores a round took ~12 min instead of ~15 s)
+#   --sweep       also put latency against size ($SWEEP_SIZES, default
+#                 8,64,512,4K,32K,256K,1M) in every round: fi_rma and mpi_rma
+#                 (Win_allocate) --lat-sizes, ucx_perftest ucp_put_lat per
+#                 size, portals_lat --sizes at 2x1 and 1x2; rows
+#                 "sweep: SYSTEM" in records.csv, medians in sweep.csv
+#                 (draw it with bench/plot_peers)
 #   OUT_DIR       default BUILD_DIR/bench-peers (-quick with -q, -busy with
-#                 --busy); raw/NAME.runK.{out,err} per run, records.csv
-#                 (every value of every round), peers.csv (the table)
+#                 --busy, -sweep with --sweep); raw/NAME.runK.{out,err} per
+#                 run, records.csv (every value of every round), peers.csv
+#                 (the table), sweep.csv (system,size,median_us,rounds)
 # Peers, from Debian packages (a missing one is named and its peer skipped;
 # this script installs nothing): libfabric-dev (shm provider: fi_rma),
 # mpich (MPI RMA over its ch4:ucx device: mpi_rma, with MPI_Win_allocate
@@ -30,15 +37,20 @@ set -eu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build"
-usage() { sed -n '2,28s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,35s/^# \{0,1\}//p' "$0"; }
 me=run_peers.sh
 runs_default=3 runs_quick=1
 
-# --busy is a long option, which getopts cannot take: pull it out first
-busy=0
+# --busy and --sweep are long options, which getopts cannot take: pull
+# them out first
+busy=0 sweep=0
 for a in "$@"; do
     shift
-    if [ "$a" = --busy ]; then busy=1; else set -- "$@" "$a"; fi
+    case $a in
+    --busy) busy=1 ;;
+    --sweep) sweep=1 ;;
+    *) set -- "$@" "$a" ;;
+    esac
 done
 
 # shellcheck source=bench/bench_lib.sh
@@ -47,6 +59,7 @@ bench_args "$@"
 shift "$nopt"
 sub=bench-peers
 [ "$busy" = 1 ] && sub=$sub-busy
+[ "$sweep" = 1 ] && sub=$sub-sweep
 bench_outdir "$sub" "$@"
 need="build them first: cmake --build $build --target emunic-run emunic-nicd portals_lat portals_bw portals_msgrate core_pingpong core_bw pami_rma dcmf_latency"
 bench_need emunic-run emunic-nicd
@@ -88,6 +101,31 @@ else
     pami_bw_args="--trials 3"
     dcmf_args="--iters 2000 --trials 5"
     tmo=600
+fi
+
+# ---- --sweep: the sizes, in bytes (every system is given the same list) ---
+sweep_sizes=""
+if [ "$sweep" = 1 ]; then
+    for z in $(echo "${SWEEP_SIZES:-8,64,512,4K,32K,256K,1M}" | tr ',' ' '); do
+        case $z in
+        *[Kk]) n=${z%?} f=1024 ;;
+        *[Mm]) n=${z%?} f=1048576 ;;
+        *) n=$z f=1 ;;
+        esac
+        case $n in '' | *[!0-9]*) echo "$me: SWEEP_SIZES: '$z' is not a size (8, 4K, 1M)" >&2; exit 2 ;; esac
+        n=$((n * f))
+        # 1 MiB: the buffer the peers register
+        if [ "$n" -lt 1 ] || [ "$n" -gt 1048576 ]; then
+            echo "$me: SWEEP_SIZES: $z is outside 1..1M" >&2
+            exit 2
+        fi
+        sweep_sizes="$sweep_sizes,$n"
+    done
+    sweep_sizes=${sweep_sizes#,}
+    # an older portals_lat has no --sizes: say so once, not as a failure per round
+    if [ -x "$bin/portals_lat" ] && ! "$bin/portals_lat" --help 2>/dev/null | grep -q -e --sizes; then
+        echo "$me: $bin/portals_lat has no --sizes (rebuild it): the sweep skips emunic" >&2
+    fi
 fi
 
 # ---- the peers: what is installed, and building them ----------------------
@@ -290,11 +328,56 @@ round() {
     fi
 }
 
+# --sweep, after round's programs: put latency against size. Its rows are
+# "sweep: SYSTEM" in records.csv, so the 8 B point of the sweep does not
+# mix with round's put_lat_8B_us of the same system in peers.csv.
+# The peers print their fixed metrics first, then after "# lat-sizes" one
+# put_lat_<N>B_us line per size: record those as system "sweep: $1".
+rec_sizes() {
+    awk -F, -v k="$k" -v sys="sweep: $1" '
+        /^# lat-sizes/ { on = 1; next }
+        on && !/^#/ && NF == 2 && $1 ~ /^put_lat_[0-9]+B_us$/ { print k "," sys "," $1 "," $2 }' "$f.out" >>"$rec"
+}
+
+# shellcheck disable=SC2086 # the *_args lists are word lists on purpose
+sweep_round() {
+    if [ "$have_fi" = 1 ] && run_one fi_shm_sweep env FI_PROVIDER=shm "$pbin/fi_rma" $peer_args \
+        --lat-sizes "$sweep_sizes"; then
+        rec_sizes "libfabric shm"
+    fi
+    if [ "$have_mpi" = 1 ] && run_one mpich_allocate_sweep env UCX_TLS=sm,self "$mpiexec" -launcher fork -iface lo \
+        -n 2 "$pbin/mpi_rma" $peer_args --lat-sizes "$sweep_sizes"; then
+        rec_sizes "MPICH RMA (Win_allocate)"
+    fi
+    if [ "$have_ucx" = 1 ]; then
+        for z in $(echo "$sweep_sizes" | tr ',' ' '); do
+            # a ping-pong without flush (see the notes under the table),
+            # named so in the system too; x2: perftest reports half of it
+            if ucx_run "ucx_put_lat_${z}B" -t ucp_put_lat -s "$z" -n "$ucx_lat_n" -w "$ucx_warm"; then
+                rec_ucx "sweep: UCX perftest ping-pong (no flush)" 50.0_percentile_lat "put_lat_${z}B_us" 2
+            fi
+        done
+    fi
+    if emu_have portals_lat && "$bin/portals_lat" --help 2>/dev/null | grep -q -e --sizes; then
+        for lay in 2x1 1x2; do
+            if emu "portals_lat_sweep_$lay" portals "${lay%x*}" "${lay#*x}" "$bin/portals_lat" $ptl_lat_args \
+                --sizes "$sweep_sizes"; then
+                awk -F, -v k="$k" -v sys="sweep: emunic Portals $lay" '
+                    /^#/ { next }
+                    !hdr { for (i = 1; i <= NF; i++) col[$i] = i; hdr = 1; next }
+                    $col["case"] == "ptl_put_ack_event" {
+                        print k "," sys ",put_lat_" $col["size"] "B_us," $col["median_us"] }' "$f.out" >>"$rec"
+            fi
+        done
+    fi
+}
+
 k=1
 while [ "$k" -le "$runs" ]; do
     [ "$quiet_wait" -gt 0 ] && bench_quiet
     echo "== round $k/$runs starts (load $(load))" >&2
     round
+    [ "$sweep" = 1 ] && sweep_round
     k=$((k + 1))
 done
 load_end=$(load)
@@ -308,6 +391,7 @@ versions=""
 mode="normal"
 [ "$quick" = 1 ] && mode="quick"
 [ "$busy" = 1 ] && mode="$mode, busy ($ncpu CPU hogs)"
+[ "$sweep" = 1 ] && mode="$mode, sweep"
 
 {
     echo "# run_peers.sh host=$host nproc=$ncpu date=$started rounds=$runs mode=\"$mode\" peers=\"${versions#, }\""
@@ -317,6 +401,7 @@ mode="normal"
     # median over the rounds per (system, metric); metrics in a fixed order,
     # systems in the order they ran
     awk -F, '
+        $2 ~ /^sweep: / { next }    # in sweep.csv
         { key = $2 SUBSEP $3
           if (!(key in n)) { order[++nk] = key; sysof[key] = $2; metof[key] = $3 }
           v[key, ++n[key]] = $4 + 0 }
@@ -371,4 +456,72 @@ cat <<'EOF'
 # msgrate: 8 B puts, 64 in flight, each completed (core_bw msgrate_all_cq; Portals: counting ACKs).
 # ratio: median / libfabric shm median of the same metric (latency: > 1 slower; bandwidth, rate: < 1 slower).
 EOF
+
+# ---- --sweep: sweep.csv and its table -----------------------------------------
+if [ "$sweep" = 1 ]; then
+    {
+        echo "# run_peers.sh --sweep host=$host nproc=$ncpu date=$started rounds=$runs mode=\"$mode\" peers=\"${versions#, }\""
+        echo "# loadavg start: $load_start; end: $load_end"
+        echo "# emunic: $emu_rev"
+        echo "# put latency (round trip to remote completion; UCX: ping-pong, no flush), median over the rounds"
+        echo "system,size,median_us,rounds"
+        # systems in the order they ran, sizes ascending
+        awk -F, '
+            $2 !~ /^sweep: / || $3 !~ /^put_lat_[0-9]+B_us$/ { next }
+            { sys = substr($2, 8); z = $3; gsub(/[^0-9]/, "", z); z += 0
+              if (!(sys in seen)) { seen[sys] = 1; order[++ns] = sys }
+              if (!((sys, z) in n)) { nz[sys]++; zs[sys, nz[sys]] = z }
+              v[sys, z, ++n[sys, z]] = $4 + 0 }
+            END {
+                for (i = 1; i <= ns; i++) {
+                    s = order[i]
+                    for (a = 2; a <= nz[s]; a++) {      # sizes ascending
+                        x = zs[s, a]
+                        for (b = a - 1; b >= 1 && zs[s, b] > x; b--) zs[s, b + 1] = zs[s, b]
+                        zs[s, b + 1] = x
+                    }
+                    for (j = 1; j <= nz[s]; j++) {
+                        z = zs[s, j]; m = n[s, z]
+                        for (a = 2; a <= m; a++) {      # the rounds, sorted
+                            x = v[s, z, a]
+                            for (b = a - 1; b >= 1 && v[s, z, b] > x; b--) v[s, z, b + 1] = v[s, z, b]
+                            v[s, z, b + 1] = x
+                        }
+                        med = m % 2 ? v[s, z, (m + 1) / 2] : (v[s, z, m / 2] + v[s, z, m / 2 + 1]) / 2
+                        printf "%s,%d,%.3f,%d\n", s, z, med, m
+                    }
+                }
+            }' "$rec"
+    } >"$out/sweep.csv"
+    echo
+    echo "# put latency (us) against size, median over the rounds (sweep.csv)"
+    # one row per system, one column per size
+    awk -F, '
+        /^#/ || /^system,/ { next }
+        { if (!($1 in seen)) { seen[$1] = 1; order[++ns] = $1; if (length($1) > ws) ws = length($1) }
+          if (!($2 in zseen)) { zseen[$2] = 1; zs[++nz] = $2 + 0 }
+          v[$1, $2 + 0] = $3 }
+        END {
+            for (a = 2; a <= nz; a++) {
+                x = zs[a]
+                for (b = a - 1; b >= 1 && zs[b] > x; b--) zs[b + 1] = zs[b]
+                zs[b + 1] = x
+            }
+            printf "%-" ws "s", "system"
+            for (j = 1; j <= nz; j++) {     # 4K, 1M; parentheses: a bare > in printf redirects
+                z = zs[j]
+                printf " | %9s", (z >= 1048576 && z % 1048576 == 0 ? z / 1048576 "M" : z >= 1024 && z % 1024 == 0 ? z / 1024 "K" : z)
+            }
+            printf "\n"
+            for (i = 1; i <= ns; i++) {
+                printf "%-" ws "s", order[i]
+                for (j = 1; j <= nz; j++) printf " | %9s", (((order[i], zs[j]) in v) ? v[order[i], zs[j]] : "-")
+                printf "\n"
+            }
+        }' "$out/sweep.csv"
+    echo "# sweep: the same round trips as put_lat_8B_us above, at each size; UCX: ucp_put_lat ping-pong x2 (no flush)."
+fi
 echo "raw output in $out/raw, every value in $rec, the table in $out/peers.csv" >&2
+if [ "$sweep" = 1 ]; then
+    echo "sweep medians in $out/sweep.csv (bench/plot_peers $out draws them)" >&2
+fi

@@ -8,6 +8,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline double peer_now_us(void)
@@ -46,18 +47,60 @@ static inline long peer_parse_long(const char *prog, const char *opt, const char
     return x;
 }
 
+/* A byte count "8", "4K", "1M" (powers of 1024) in [1, hi]; exits on
+ * garbage, as peer_parse_long does. */
+static inline long peer_parse_size(const char *prog, const char *opt, const char *v, long hi)
+{
+    char *end;
+    long x = strtol(v, &end, 10);
+    long unit = *end == 'K' || *end == 'k' ? 1L << 10 : *end == 'M' || *end == 'm' ? 1L << 20 : 1;
+    if (unit > 1)
+        end++;
+    if (*v == '\0' || *end != '\0' || x < 1 || x > hi / unit) {
+        fprintf(stderr, "%s: %s wants sizes in 1..%ld (suffix K or M allowed), not '%s'\n", prog, opt, hi, v);
+        exit(2);
+    }
+    return x * unit;
+}
+
+#define PEER_MAX_SIZES 32
+
 /* The options every peer takes, as bench/run_peers.sh passes them. */
 struct peer_opts {
     long iters, warmup, trials, bw_window, bw_windows, rate_window, rate_windows;
-    int create; /* --create, where with_create */
+    int create;   /* --create, where with_create */
+    int n_sizes;  /* --lat-sizes: how many */
+    long sizes[PEER_MAX_SIZES];
 };
+
+/* --lat-sizes 8,64,4K,1M into o->sizes; each at most max_size (the
+ * buffer both sides registered). */
+static inline void peer_parse_sizes(const char *prog, const char *list, long max_size, struct peer_opts *o)
+{
+    char buf[256];
+    if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf) {
+        fprintf(stderr, "%s: --lat-sizes list too long\n", prog);
+        exit(2);
+    }
+    o->n_sizes = 0;
+    for (char *tok = buf, *next; tok; tok = next) {
+        next = strchr(tok, ',');
+        if (next)
+            *next++ = '\0';
+        if (o->n_sizes == PEER_MAX_SIZES) {
+            fprintf(stderr, "%s: --lat-sizes takes at most %d sizes\n", prog, PEER_MAX_SIZES);
+            exit(2);
+        }
+        o->sizes[o->n_sizes++] = peer_parse_size(prog, "--lat-sizes", tok, max_size);
+    }
+}
 
 /* Defaults, then argv. Returns -1 to go on, else the exit status after
  * printing usage (--help: 0 on stdout; a bad option: 2 on stderr). */
-static inline int peer_parse_opts(int argc, char **argv, const char *prog, long max_window, int with_create,
-                                  void (*usage)(FILE *), struct peer_opts *o)
+static inline int peer_parse_opts(int argc, char **argv, const char *prog, long max_window, long max_size,
+                                  int with_create, void (*usage)(FILE *), struct peer_opts *o)
 {
-    *o = (struct peer_opts){20000, 1000, 5, 16, 32, 64, 2000, 0};
+    *o = (struct peer_opts){20000, 1000, 5, 16, 32, 64, 2000, 0, 0, {0}};
     static const struct option opts[] = {{"create", no_argument, 0, 'c'},
                                          {"iters", required_argument, 0, 'i'},
                                          {"warmup", required_argument, 0, 'w'},
@@ -66,6 +109,7 @@ static inline int peer_parse_opts(int argc, char **argv, const char *prog, long 
                                          {"bw-windows", required_argument, 0, 'B'},
                                          {"rate-window", required_argument, 0, 'R'},
                                          {"rate-windows", required_argument, 0, 'r'},
+                                         {"lat-sizes", required_argument, 0, 'L'},
                                          {"help", no_argument, 0, 'h'},
                                          {0, 0, 0, 0}};
     int c;
@@ -79,6 +123,7 @@ static inline int peer_parse_opts(int argc, char **argv, const char *prog, long 
         case 'B': o->bw_windows = peer_parse_long(prog, "--bw-windows", optarg, 1, 1000000); break;
         case 'R': o->rate_window = peer_parse_long(prog, "--rate-window", optarg, 1, max_window); break;
         case 'r': o->rate_windows = peer_parse_long(prog, "--rate-windows", optarg, 1, 100000000); break;
+        case 'L': peer_parse_sizes(prog, optarg, max_size, o); break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
         }
