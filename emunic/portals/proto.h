@@ -33,6 +33,18 @@
 #define PTLX_D_TRIGGERED 0x1 /* trigger in operand[16..31] */
 #define PTLX_D_PUT_IOV 0x2   /* source is an iovec: struct ptlx_iov in operand[0..15] */
 #define PTLX_D_GET_IOV 0x4   /* sink is an iovec: struct ptlx_iov in operand[16..31] */
+#define PTLX_D_BOUNCE 0x8    /* put: the payload was copied to a bounce slot at msg.aux */
+
+/* max_volatile_size. A volatile put's buffer is reusable when PtlPut
+ * returns: up to EMU_INLINE_MAX bytes ride in the command, longer ones
+ * are copied into a bounce slot in the rank's heap (struct ptlx_bounce),
+ * and the NIC marks the slot free once the target has read it. */
+#define PTLX_MAX_VOLATILE 512
+struct ptlx_bounce {
+    _Atomic uint32_t busy; /* set by the rank, cleared by its NIC */
+    uint8_t pad[60];
+    uint8_t data[PTLX_MAX_VOLATILE];
+};
 
 struct ptlx_iov {
     uint64_t addr;  /* the ptl_iovec_t array in the initiator */

@@ -123,7 +123,7 @@ struct put_variant {
     ptl_ack_req_t ack;
     int send_ev, ack_ev;  /* full events expected */
     ptl_size_t ct;        /* MD CT success expected */
-    int small;            /* length max_volatile_size, buffer reused at return */
+    int small;            /* length max_volatile_size; 1: buffer reused at return (only a volatile MD promises it) */
 };
 static ptl_size_t vol_len; /* min(max_volatile_size, VLEN) */
 
@@ -149,7 +149,7 @@ static void t_put_variants(void)
         {"SUCCESS_DISABLE, CT_ACK, CT_ACK_REQ", PTL_MD_EVENT_SUCCESS_DISABLE | PTL_MD_EVENT_CT_ACK,
          PTL_CT_ACK_REQ, 0, 0, 1, 0},
         {"VOLATILE, ACK_REQ, max_volatile_size", PTL_MD_VOLATILE, PTL_ACK_REQ, 1, 1, 0, 1},
-        {"plain MD, ACK_REQ, max_volatile_size reused at return", 0, PTL_ACK_REQ, 1, 1, 0, 1},
+        {"plain MD, ACK_REQ, max_volatile_size", 0, PTL_ACK_REQ, 1, 1, 0, 2},
         {"UNORDERED, OC_ACK_REQ", PTL_MD_UNORDERED | PTL_MD_EVENT_CT_ACK, PTL_OC_ACK_REQ, 1, 0, 1, 0},
     };
     for (unsigned k = 0; k < sizeof v / sizeof v[0]; k++) {
@@ -165,7 +165,7 @@ static void t_put_variants(void)
         pt_fill(sbuf + LOFF, me, 300 + k, len);
         BARRIER();
         OK(PtlPut(md, LOFF, len, v[k].ack, pt_lrank(right), pt, 0, ROFF, IU, hdr_of(me, 300 + k)));
-        if (v[k].small)
+        if (v[k].small == 1)
             memset(sbuf + LOFF, 0x11, len); /* reusable at once */
         int nev = v[k].send_ev + v[k].ack_ev;
         struct evset s;

@@ -1,8 +1,9 @@
 /* Put, Get and the atomics: checked here against the MDs and limits, then
  * handed to this rank's NIC, which matches and executes them at the
  * target and reports back through events and counters. Payloads up to
- * max_volatile_size travel inside the command, so the buffer is reusable
- * on return. */
+ * EMU_INLINE_MAX travel inside the command, so the buffer is reusable on
+ * return; a volatile MD's longer puts (up to max_volatile_size) go
+ * through a bounce slot (bounce.c). */
 #include <string.h>
 
 #include "state.h"
@@ -60,6 +61,15 @@ struct op {
     ptl_size_t threshold;
 };
 
+/* The put's payload, copied now (inline or into a bounce slot). */
+static void copy_source(const struct op *o, uint64_t laddr, void *out)
+{
+    if (o->length && md_iov(o->put_md))
+        iov_gather(o->put_md, o->put_off, o->length, out);
+    else if (o->length)
+        memcpy(out, (const void *)(uintptr_t)laddr, o->length);
+}
+
 static void set_trigger(struct emu_msg *m, int ct, ptl_size_t threshold)
 {
     struct ptlx_trigger t = {(uint64_t)(uintptr_t)pl.ct[ct].shm, threshold};
@@ -81,6 +91,11 @@ static int post(const struct op *o)
     if (o->put_md >= 0 && ((o->ack == PTL_ACK_REQ && pl.md[o->put_md].md.eq_handle == PTL_EQ_NONE) ||
                            (o->ack == PTL_CT_ACK_REQ && pl.md[o->put_md].md.ct_handle == PTL_CT_NONE)))
         return PTL_ARG_INVALID;
+    /* as the reference: a volatile MD holds only what can be copied now */
+    if (o->kind == PTLX_PUT && (pl.md[o->put_md].md.options & PTL_MD_VOLATILE) &&
+        o->length > pl.ni[ni].lim.max_volatile_size)
+        return PTL_ARG_INVALID;
+    struct ptlx_bounce *bounce = NULL;
     struct emu_msg m;
     memset(&m, 0, EMU_MSG_HDR_SIZE);
     pl_msg_to(&m, o->kind, (uint32_t)dst);
@@ -111,10 +126,13 @@ static int post(const struct op *o)
         if (o->length <= EMU_INLINE_MAX && o->trig_ct < 0) {
             m.flags = EMU_F_INLINE;
             m.dlen = (uint16_t)o->length;
-            if (o->length && md_iov(o->put_md))
-                iov_gather(o->put_md, o->put_off, o->length, m.data);
-            else if (o->length)
-                memcpy(m.data, (const void *)(uintptr_t)m.laddr, o->length);
+            copy_source(o, m.laddr, m.data);
+        } else if (o->kind == PTLX_PUT && o->trig_ct < 0 && (pl.md[o->put_md].md.options & PTL_MD_VOLATILE)) {
+            if (!(bounce = pl_bounce_take()))
+                return PTL_FAIL;
+            copy_source(o, m.laddr, bounce->data);
+            m.aux = (uint64_t)(uintptr_t)bounce->data;
+            m.dtype |= PTLX_D_BOUNCE;
         } else if (md_iov(o->put_md)) {
             set_iov(&m, o->put_md, 0, PTLX_D_PUT_IOV);
         }
@@ -130,6 +148,8 @@ static int post(const struct op *o)
         return PTL_OK;
     if (o->trig_ct >= 0)
         pl_trig_unclaim(o->trig_ct);
+    if (bounce)
+        pl_bounce_give_back(bounce);
     return PTL_FAIL;
 }
 

@@ -24,7 +24,7 @@ static const ptl_ni_limits_t ours = {
     .max_fetch_atomic_size = EMU_ATOMIC_MAX,
     .max_waw_ordered_size = PTL_SIZE_MAX, /* ordered unless PTL_MD_UNORDERED */
     .max_war_ordered_size = PTL_SIZE_MAX,
-    .max_volatile_size = EMU_INLINE_MAX,
+    .max_volatile_size = PTLX_MAX_VOLATILE, /* beyond EMU_INLINE_MAX: bounce.c */
     /* the NIC touches an entry's memory only when an operation arrives */
     .features = PTL_TARGET_BIND_INACCESSIBLE | PTL_TOTAL_DATA_ORDERING | PTL_COHERENT_ATOMICS,
 };
@@ -93,6 +93,7 @@ void PtlFini(void)
     if (pl.init_refs > 0 && --pl.init_refs == 0) {
         emunic_free(pl.le_map);
         pl.le_map = NULL;
+        pl_bounce_fini();
         emunic_finalize();
     }
     pthread_mutex_unlock(&pl.mu);

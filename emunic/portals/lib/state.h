@@ -75,6 +75,11 @@ struct pl_state {
 
 extern struct pl_state pl;
 
+/* bounce.c: slots for volatile puts longer than a command carries */
+struct ptlx_bounce *pl_bounce_take(void);
+void pl_bounce_give_back(struct ptlx_bounce *s);
+void pl_bounce_fini(void);
+
 /* Every call but PtlInit, PtlNIInit and PtlHandleIsEqual: before PtlInit
  * (or after the last PtlFini) the answer is PTL_NO_INIT. */
 #define PL_NEED_INIT                                                  \

@@ -1,6 +1,7 @@
 /* Operations this NIC's ranks start: remember what the events will need,
  * send the operation on, and when its result comes back post SEND, ACK
  * and REPLY events and count them on the MDs' counters. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,19 @@ static void send_done(struct emu_nic *nic, const struct pending *p, struct nni *
     count(nic, p, md, PTL_MD_EVENT_CT_SEND, PTL_NI_OK, p->length);
 }
 
+/* The target has read the bounce slot (or never will): the rank may
+ * reuse it. The address is the rank's to give; a wrong one is refused by
+ * emu_nic_rank_ptr or clears a word of the rank's own memory. */
+static void bounce_free(struct emu_nic *nic, uint32_t rank, uint64_t data)
+{
+    const uint64_t at = offsetof(struct ptlx_bounce, data) - offsetof(struct ptlx_bounce, busy);
+    _Atomic uint32_t *busy = data > at ? emu_nic_rank_ptr(nic, rank, data - at, sizeof *busy) : NULL;
+    if (!busy || ((uintptr_t)busy & (_Alignof(_Atomic uint32_t) - 1)))
+        return;
+    atomic_store_explicit(busy, 0, memory_order_release);
+    emu_nic_wake(nic, rank);
+}
+
 void ptln_start(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
 {
     struct pending p;
@@ -100,13 +114,23 @@ void ptln_start(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     p.put_addr = m->laddr;
     p.get_addr = m->aux;
     p.inline_data = (m->flags & EMU_F_INLINE) != 0;
+    if (p.kind == PTLX_PUT && !p.inline_data && (m->dtype & PTLX_D_BOUNCE)) {
+        /* the target reads the copy; events name the MD's own address */
+        p.bounce = m->aux;
+        m->laddr = m->aux;
+        m->aux = 0;
+        m->dtype &= (uint8_t)~(PTLX_D_BOUNCE | PTLX_D_PUT_IOV);
+    }
     struct nni *n = ptln_ni(nic, s, m->src, p.ni);
     bool has_put = p.kind != PTLX_GET, has_get = p.kind == PTLX_GET || p.kind == PTLX_FETCH || p.kind == PTLX_SWAP;
-    if (!n || !n->live || (has_put && !md_of(n, p.put_md)) || (has_get && !md_of(n, p.get_md)))
-        return; /* the library checked these; a forged command is dropped */
-    uint64_t t = token_new(s, &p);
-    if (!t)
+    uint64_t t = 0;
+    /* the library checked these; a forged command is dropped */
+    if (!n || !n->live || (has_put && !md_of(n, p.put_md)) || (has_get && !md_of(n, p.get_md)) ||
+        !(t = token_new(s, &p))) {
+        if (p.bounce)
+            bounce_free(nic, p.rank, p.bounce);
         return;
+    }
     /* an inline payload is in the command already: the buffer is free */
     if (p.inline_data && has_put)
         send_done(nic, &p, n);
@@ -130,6 +154,8 @@ void ptln_result(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     bool has_get = done.kind == PTLX_GET || done.kind == PTLX_FETCH || done.kind == PTLX_SWAP;
     if (done.kind != PTLX_GET && !done.inline_data)
         send_done(nic, &done, n); /* the target has read the source */
+    if (done.bounce)
+        bounce_free(nic, done.rank, done.bounce);
     if (has_get) {
         const struct nmd *md = md_of(n, done.get_md);
         initiator_event(nic, &done, md, PTL_EVENT_REPLY, fail, mlen, done.get_addr);

@@ -73,6 +73,7 @@ struct pending {
     uint8_t kind, ack, list; /* list: where the target took it (result) */
     uint32_t gen, rank, ni, pt, put_md, get_md;
     uint64_t user_ptr, length, remote_offset, hdr_data, put_addr, get_addr;
+    uint64_t bounce; /* the rank's bounce slot data (PTLX_D_BOUNCE), 0: none */
 };
 
 struct ptl_nic {

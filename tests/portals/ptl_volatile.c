@@ -1,0 +1,122 @@
+/* PTL_MD_VOLATILE: a put's buffer is reusable when PtlPut returns, up to
+ * max_volatile_size (512 here, as the Portals reference's
+ * test_rdma_move_logical-022 asks for), and a longer volatile put is
+ * refused with PTL_ARG_INVALID, as the reference refuses it. Beyond the
+ * 144 bytes a command carries, the library copies the payload into a
+ * bounce slot that the NIC frees once the target has read it; 300 puts
+ * in a row without waiting use every slot several times. Every rank puts
+ * to its right neighbour (2x2: once on its node, once across); every
+ * source is overwritten right after the call, and every byte that lands
+ * is checked. */
+#include "ptest.h"
+
+#define PT_X 5
+#define MAXV 512
+#define NFLOOD 300
+#define UP ((void *)(uintptr_t)0x5e17)
+
+static uint8_t inbox[(4 + NFLOOD) * MAXV];
+static uint8_t src[MAXV + 64];
+
+int main(void)
+{
+    pt_env();
+    OK(PtlInit());
+    ptl_handle_ni_t ni;
+    ptl_ni_limits_t lim;
+    OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_NO_MATCHING | PTL_NI_LOGICAL, PTL_PID_ANY, NULL, &lim, &ni));
+    REQUIRE(lim.max_volatile_size == MAXV, "max_volatile_size %llu, want %d",
+            (unsigned long long)lim.max_volatile_size, MAXV);
+    pt_barrier_init(ni, 1);
+    uint32_t right = (pt_me + 1) % pt_n, left = (pt_me + pt_n - 1) % pt_n;
+    ptl_process_t t = pt_lrank(right);
+
+    ptl_handle_ct_t tct, sct;
+    ptl_handle_eq_t eq;
+    OK(PtlCTAlloc(ni, &tct));
+    OK(PtlCTAlloc(ni, &sct));
+    OK(PtlEQAlloc(ni, 64, &eq));
+    ptl_pt_index_t idx;
+    OK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, PT_X, &idx));
+    memset(inbox, 0xee, sizeof inbox);
+    ptl_le_t e = pt_le(inbox, sizeof inbox, PTL_LE_OP_PUT | PTL_LE_EVENT_CT_COMM, tct, PTL_UID_ANY);
+    ptl_handle_le_t le;
+    OK(PtlLEAppend(ni, PT_X, &e, PTL_PRIORITY_LIST, NULL, &le));
+    ptl_md_t d = pt_md(src, sizeof src, PTL_MD_VOLATILE, eq, PTL_CT_NONE);
+    ptl_handle_md_t vmd, fmd;
+    OK(PtlMDBind(ni, &d, &vmd));
+    d = pt_md(src, sizeof src, PTL_MD_VOLATILE | PTL_MD_EVENT_CT_SEND, PTL_EQ_NONE, sct);
+    OK(PtlMDBind(ni, &d, &fmd));
+    BARRIER();
+
+    /* one put each of 1 (in the command), 145 (the first that is not),
+     * 300 and 512 bytes, from offset 64 of the MD, each with its events */
+    static const ptl_size_t len[4] = {1, 145, 300, MAXV};
+    for (int k = 0; k < 4; k++) {
+        pt_fill(src + 64, pt_me, (uint64_t)k, len[k]);
+        OK(PtlPut(vmd, 64, len[k], PTL_ACK_REQ, t, PT_X, 0, (ptl_size_t)k * MAXV, UP, 0));
+        memset(src, 0x5a, sizeof src);
+        ptl_event_t ev;
+        WAIT_EVENT(eq, &ev);
+        CHECK(ev.type == PTL_EVENT_SEND && ev.ni_fail_type == PTL_NI_OK && ev.user_ptr == UP,
+              "put of %llu: %s (%s), user_ptr %p", (unsigned long long)len[k], pt_evname(ev.type),
+              pt_failname(ev.ni_fail_type), ev.user_ptr);
+        CHECK(ev.start == src + 64 && ev.mlength == len[k],
+              "SEND of %llu: start %p (MD at %p + 64), mlength %llu", (unsigned long long)len[k], ev.start,
+              (void *)src, (unsigned long long)ev.mlength);
+        WAIT_EVENT(eq, &ev);
+        CHECK(ev.type == PTL_EVENT_ACK && ev.ni_fail_type == PTL_NI_OK && ev.mlength == len[k] &&
+                  ev.remote_offset == (ptl_size_t)k * MAXV && ev.start == src + 64,
+              "put of %llu: %s (%s), mlength %llu, remote_offset %llu, start %p", (unsigned long long)len[k],
+              pt_evname(ev.type), pt_failname(ev.ni_fail_type), (unsigned long long)ev.mlength,
+              (unsigned long long)ev.remote_offset, ev.start);
+    }
+
+    /* past max_volatile_size: refused, nothing sent */
+    EXPECT_RC(PTL_ARG_INVALID, PtlPut(vmd, 0, MAXV + 1, PTL_ACK_REQ, t, PT_X, 0, 0, UP, 0));
+    EXPECT_RC(PTL_ARG_INVALID, PtlPut(vmd, 0, MAXV + 64, PTL_NO_ACK_REQ, t, PT_X, 0, 0, UP, 0));
+
+    /* a flood: more puts than bounce slots, none waited for */
+    for (int i = 0; i < NFLOOD; i++) {
+        pt_fill(src, pt_me, 100 + (uint64_t)i, MAXV);
+        OK(PtlPut(fmd, 0, MAXV, PTL_NO_ACK_REQ, t, PT_X, 0, (ptl_size_t)(4 + i) * MAXV, NULL, 0));
+        memset(src, 0xa5, MAXV);
+    }
+    EXPECT_CT(sct, NFLOOD, 0);
+    EXPECT_CT(tct, 4 + NFLOOD, 0);
+    BARRIER();
+
+    for (int k = 0; k < 4; k++) {
+        CHECK_PATTERN(inbox + k * MAXV, left, (uint64_t)k, len[k], "put of %llu from rank %u",
+                      (unsigned long long)len[k], left);
+        CHECK_BYTES(inbox + k * MAXV + len[k], 0xee, MAXV - len[k], "after the put of %llu",
+                    (unsigned long long)len[k]);
+    }
+    for (int i = 0; i < NFLOOD; i++)
+        CHECK_PATTERN(inbox + (4 + i) * MAXV, left, 100 + (uint64_t)i, MAXV, "flood put %d from rank %u", i, left);
+    EXPECT_EMPTY(eq, "no further event");
+
+    /* a smaller agreed limit is the one enforced */
+    ptl_handle_ni_t ni2;
+    ptl_ni_limits_t want, got;
+    memset(&want, 0, sizeof want);
+    want.max_volatile_size = 200;
+    OK(PtlNIInit(PTL_IFACE_DEFAULT, PTL_NI_MATCHING | PTL_NI_PHYSICAL, PTL_PID_ANY, &want, &got, &ni2));
+    CHECK(got.max_volatile_size == 200, "agreed max_volatile_size %llu", (unsigned long long)got.max_volatile_size);
+    ptl_handle_md_t md2;
+    d = pt_md(src, sizeof src, PTL_MD_VOLATILE, PTL_EQ_NONE, PTL_CT_NONE);
+    OK(PtlMDBind(ni2, &d, &md2));
+    EXPECT_RC(PTL_ARG_INVALID, PtlPut(md2, 0, 201, PTL_NO_ACK_REQ, pt_phys(right), PT_X, 0, 0, NULL, 0));
+    OK(PtlMDRelease(md2));
+    OK(PtlNIFini(ni2));
+
+    BARRIER();
+    OK(PtlMDRelease(vmd));
+    OK(PtlMDRelease(fmd));
+    OK(PtlLEUnlink(le));
+    OK(PtlPTFree(ni, PT_X));
+    pt_barrier_fini();
+    OK(PtlNIFini(ni));
+    PtlFini();
+    return pt_done("ptl_volatile");
+}
