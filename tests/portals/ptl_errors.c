@@ -367,11 +367,10 @@ static void t_handles(void)
         if (h != PTL_CT_NONE) {
             d = pt_md(buf, sizeof buf, PTL_MD_EVENT_CT_ACK, PTL_EQ_NONE, h);
             BAD(PtlMDBind(ni, &d, &out), h);
-            /* SOS passes PTL_INVALID_HANDLE as an LE's ct_handle to mean
-             * "none"; the library takes it so */
+            /* PTL_INVALID_HANDLE too: only PTL_CT_NONE means "none" (the
+             * reference's test_basic_le-010) */
             ptl_le_t l2 = pt_le(sink, sizeof sink, PTL_LE_OP_PUT | PTL_LE_EVENT_CT_COMM, h, PTL_UID_ANY);
-            if (h != PTL_INVALID_HANDLE)
-                BAD(PtlLEAppend(ni, pt, &l2, PTL_PRIORITY_LIST, NULL, &out), h);
+            BAD(PtlLEAppend(ni, pt, &l2, PTL_PRIORITY_LIST, NULL, &out), h);
         }
     }
     /* MD slot */

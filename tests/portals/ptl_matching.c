@@ -951,10 +951,13 @@ static void t_args(struct side *s)
     e.ct_handle = PTL_CT_NONE;
     QUIET(s, "refused appends post no LINK event");
 
-    /* a counter given as PTL_INVALID_HANDLE means none; match_id, bits and
-     * min_free of any value are accepted */
+    /* a counter given as PTL_INVALID_HANDLE is refused (PTL_CT_NONE means
+     * none); match_id, bits and min_free of any value are accepted */
     e = mk_me(buf, sizeof buf, PTL_ME_OP_PUT | PTL_ME_EVENT_LINK_DISABLE, PTL_INVALID_HANDLE, PTL_UID_ANY, id_any(s),
               ~0ull, ~0ull, 1u << 20);
+    EXPECT_RC(PTL_ARG_INVALID, PtlMEAppend(s->ni, s->pt, &e, PTL_PRIORITY_LIST, NULL, &mh));
+    QUIET(s, "an append refused for its counter posts no LINK event");
+    e.ct_handle = PTL_CT_NONE;
     ptl_handle_me_t h1 = APPEND(s, &e, U(1));
 
     /* unlinking: handles of the other kind are refused and leave the entry */

@@ -207,11 +207,14 @@ void pl_le_reclaim(void)
 }
 
 /* An appended or searching entry's counter: its index, -1 for none
- * (PTL_CT_NONE, or PTL_INVALID_HANDLE as SOS passes it), -2 if it is not a
- * live counter of NI ni. */
+ * (PTL_CT_NONE), -2 if it is not a live counter of NI ni. PTL_INVALID_HANDLE
+ * is not "none": the specification and the reference refuse it (its
+ * test_basic_le-010), and Sandia OpenSHMEM passes it only when built with
+ * DISABLE_HARD_POLLING_CNTR, which its own comment says the reference
+ * rejects. */
 static int entry_counter(int ni, ptl_handle_ct_t h)
 {
-    if (h == PTL_CT_NONE || h == PTL_INVALID_HANDLE)
+    if (h == PTL_CT_NONE)
         return -1;
     int ct = pl_ct_of(h);
     return ct >= 0 && pl.ct[ct].ni == (uint32_t)ni ? ct : -2;
