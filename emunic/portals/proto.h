@@ -33,16 +33,18 @@
 #define PTLX_D_TRIGGERED 0x1 /* trigger in operand[16..31] */
 #define PTLX_D_PUT_IOV 0x2   /* source is an iovec: struct ptlx_iov in operand[0..15] */
 #define PTLX_D_GET_IOV 0x4   /* sink is an iovec: struct ptlx_iov in operand[16..31] */
-#define PTLX_D_BOUNCE 0x8    /* put: the payload was copied to a bounce slot at msg.aux */
+#define PTLX_D_BOUNCE 0x8    /* source copied to a bounce slot: msg.laddr is its data */
 
-/* max_volatile_size. A volatile put's buffer is reusable when PtlPut
+/* max_volatile_size. A volatile MD's buffer is reusable when the call
  * returns: up to EMU_INLINE_MAX bytes ride in the command, longer ones
- * are copied into a bounce slot in the rank's heap (struct ptlx_bounce),
- * and the NIC marks the slot free once the target has read it. */
+ * (up to this) are copied into a bounce slot in the rank's heap, and the
+ * NIC marks the slot free once the target has read it. */
 #define PTLX_MAX_VOLATILE 512
 struct ptlx_bounce {
     _Atomic uint32_t busy; /* set by the rank, cleared by its NIC */
-    uint8_t pad[60];
+    uint32_t pad0;
+    uint64_t laddr; /* the source as the MD names it, for the events */
+    uint8_t pad[48];
     uint8_t data[PTLX_MAX_VOLATILE];
 };
 

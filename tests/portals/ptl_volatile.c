@@ -4,10 +4,12 @@
  * refused with PTL_ARG_INVALID, as the reference refuses it. Beyond the
  * 144 bytes a command carries, the library copies the payload into a
  * bounce slot that the NIC frees once the target has read it; 300 puts
- * in a row without waiting use every slot several times. Every rank puts
- * to its right neighbour (2x2: once on its node, once across); every
- * source is overwritten right after the call, and every byte that lands
- * is checked. */
+ * in a row without waiting use every slot several times. An atomic and a
+ * fetching atomic of 256 bytes from a volatile MD (Sandia OpenSHMEM's
+ * reductions take that path up to max_volatile_size) are copied alike.
+ * Every rank puts to its right neighbour (2x2: once on its node, once
+ * across); every source is overwritten right after the call, and every
+ * byte that lands is checked. */
 #include "ptest.h"
 
 #define PT_X 5
@@ -15,8 +17,16 @@
 #define NFLOOD 300
 #define UP ((void *)(uintptr_t)0x5e17)
 
-static uint8_t inbox[(4 + NFLOOD) * MAXV];
+#define NA 32 /* uint64 elements of the atomics: 256 bytes */
+#define ATOM_AT ((4 + NFLOOD) * MAXV)
+#define V0 0xeeeeeeeeeeeeeeeeull /* what the inbox is filled with */
+
+static uint8_t inbox[(4 + NFLOOD) * MAXV + NA * 8];
 static uint8_t src[MAXV + 64];
+static uint64_t fetched[NA];
+
+static uint64_t a_val(uint32_t rank, int i) { return (uint64_t)rank << 32 | (uint64_t)(i + 1); }
+static uint64_t f_val(uint32_t rank, int i) { return (uint64_t)(rank + 1) << 40 | (uint64_t)(3 * i + 7); }
 
 int main(void)
 {
@@ -39,12 +49,14 @@ int main(void)
     ptl_pt_index_t idx;
     OK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, PT_X, &idx));
     memset(inbox, 0xee, sizeof inbox);
-    ptl_le_t e = pt_le(inbox, sizeof inbox, PTL_LE_OP_PUT | PTL_LE_EVENT_CT_COMM, tct, PTL_UID_ANY);
+    ptl_le_t e = pt_le(inbox, sizeof inbox, PTL_LE_OP_PUT | PTL_LE_OP_GET | PTL_LE_EVENT_CT_COMM, tct, PTL_UID_ANY);
     ptl_handle_le_t le;
     OK(PtlLEAppend(ni, PT_X, &e, PTL_PRIORITY_LIST, NULL, &le));
     ptl_md_t d = pt_md(src, sizeof src, PTL_MD_VOLATILE, eq, PTL_CT_NONE);
-    ptl_handle_md_t vmd, fmd;
+    ptl_handle_md_t vmd, fmd, gmd;
     OK(PtlMDBind(ni, &d, &vmd));
+    d = pt_md(fetched, sizeof fetched, 0, eq, PTL_CT_NONE);
+    OK(PtlMDBind(ni, &d, &gmd));
     d = pt_md(src, sizeof src, PTL_MD_VOLATILE | PTL_MD_EVENT_CT_SEND, PTL_EQ_NONE, sct);
     OK(PtlMDBind(ni, &d, &fmd));
     BARRIER();
@@ -72,6 +84,37 @@ int main(void)
               (unsigned long long)ev.remote_offset, ev.start);
     }
 
+    /* 256-byte atomics from the volatile MD: sum, then fetch-and-sum */
+    uint64_t *a = (uint64_t *)(src + 64);
+    for (int i = 0; i < NA; i++)
+        a[i] = a_val(pt_me, i);
+    OK(PtlAtomic(vmd, 64, NA * 8, PTL_ACK_REQ, t, PT_X, 0, ATOM_AT, UP, 0, PTL_SUM, PTL_UINT64_T));
+    memset(src, 0x5a, sizeof src);
+    for (int k = 0; k < 2; k++) {
+        ptl_event_t ev;
+        WAIT_EVENT(eq, &ev);
+        int want = k ? PTL_EVENT_ACK : PTL_EVENT_SEND;
+        CHECK(ev.type == want && ev.ni_fail_type == PTL_NI_OK && ev.start == src + 64 && ev.mlength == NA * 8,
+              "atomic: %s (%s), start %p (want %p), mlength %llu", pt_evname(ev.type), pt_failname(ev.ni_fail_type),
+              ev.start, (void *)(src + 64), (unsigned long long)ev.mlength);
+    }
+    for (int i = 0; i < NA; i++)
+        a[i] = f_val(pt_me, i);
+    OK(PtlFetchAtomic(gmd, 0, vmd, 64, NA * 8, t, PT_X, 0, ATOM_AT, UP, 0, PTL_SUM, PTL_UINT64_T));
+    memset(src, 0x5a, sizeof src);
+    int sends = 0, replies = 0;
+    for (int k = 0; k < 2; k++) {
+        ptl_event_t ev;
+        WAIT_EVENT(eq, &ev);
+        sends += ev.type == PTL_EVENT_SEND && ev.start == src + 64;
+        replies += ev.type == PTL_EVENT_REPLY && ev.start == (void *)fetched && ev.mlength == NA * 8;
+        CHECK(ev.ni_fail_type == PTL_NI_OK, "fetch-and-sum: %s (%s)", pt_evname(ev.type), pt_failname(ev.ni_fail_type));
+    }
+    CHECK(sends == 1 && replies == 1, "fetch-and-sum: %d SEND (of the MD's address), %d REPLY", sends, replies);
+    for (int i = 0; i < NA; i++)
+        CHECK(fetched[i] == V0 + a_val(pt_me, i), "fetched[%d] %#llx, want %#llx", i,
+              (unsigned long long)fetched[i], (unsigned long long)(V0 + a_val(pt_me, i)));
+
     /* past max_volatile_size: refused, nothing sent */
     EXPECT_RC(PTL_ARG_INVALID, PtlPut(vmd, 0, MAXV + 1, PTL_ACK_REQ, t, PT_X, 0, 0, UP, 0));
     EXPECT_RC(PTL_ARG_INVALID, PtlPut(vmd, 0, MAXV + 64, PTL_NO_ACK_REQ, t, PT_X, 0, 0, UP, 0));
@@ -83,7 +126,7 @@ int main(void)
         memset(src, 0xa5, MAXV);
     }
     EXPECT_CT(sct, NFLOOD, 0);
-    EXPECT_CT(tct, 4 + NFLOOD, 0);
+    EXPECT_CT(tct, 6 + NFLOOD, 0);
     BARRIER();
 
     for (int k = 0; k < 4; k++) {
@@ -94,6 +137,11 @@ int main(void)
     }
     for (int i = 0; i < NFLOOD; i++)
         CHECK_PATTERN(inbox + (4 + i) * MAXV, left, 100 + (uint64_t)i, MAXV, "flood put %d from rank %u", i, left);
+    for (int i = 0; i < NA; i++) {
+        uint64_t v, want = V0 + a_val(left, i) + f_val(left, i);
+        memcpy(&v, inbox + ATOM_AT + 8 * i, 8);
+        CHECK(v == want, "atomic element %d: %#llx, want %#llx", i, (unsigned long long)v, (unsigned long long)want);
+    }
     EXPECT_EMPTY(eq, "no further event");
 
     /* a smaller agreed limit is the one enforced */
@@ -113,6 +161,7 @@ int main(void)
     BARRIER();
     OK(PtlMDRelease(vmd));
     OK(PtlMDRelease(fmd));
+    OK(PtlMDRelease(gmd));
     OK(PtlLEUnlink(le));
     OK(PtlPTFree(ni, PT_X));
     pt_barrier_fini();

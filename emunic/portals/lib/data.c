@@ -2,7 +2,7 @@
  * handed to this rank's NIC, which matches and executes them at the
  * target and reports back through events and counters. Payloads up to
  * EMU_INLINE_MAX travel inside the command, so the buffer is reusable on
- * return; a volatile MD's longer puts (up to max_volatile_size) go
+ * return; a volatile MD's longer sources (up to max_volatile_size) go
  * through a bounce slot (bounce.c). */
 #include <string.h>
 
@@ -127,11 +127,13 @@ static int post(const struct op *o)
             m.flags = EMU_F_INLINE;
             m.dlen = (uint16_t)o->length;
             copy_source(o, m.laddr, m.data);
-        } else if (o->kind == PTLX_PUT && o->trig_ct < 0 && (pl.md[o->put_md].md.options & PTL_MD_VOLATILE)) {
+        } else if (o->trig_ct < 0 && (pl.md[o->put_md].md.options & PTL_MD_VOLATILE) &&
+                   o->length <= pl.ni[ni].lim.max_volatile_size) {
             if (!(bounce = pl_bounce_take()))
                 return PTL_FAIL;
             copy_source(o, m.laddr, bounce->data);
-            m.aux = (uint64_t)(uintptr_t)bounce->data;
+            bounce->laddr = m.laddr;
+            m.laddr = (uint64_t)(uintptr_t)bounce->data;
             m.dtype |= PTLX_D_BOUNCE;
         } else if (md_iov(o->put_md)) {
             set_iov(&m, o->put_md, 0, PTLX_D_PUT_IOV);

@@ -83,16 +83,36 @@ static void send_done(struct emu_nic *nic, const struct pending *p, struct nni *
     count(nic, p, md, PTL_MD_EVENT_CT_SEND, PTL_NI_OK, p->length);
 }
 
-/* The target has read the bounce slot (or never will): the rank may
- * reuse it. The address is the rank's to give; a wrong one is refused by
- * emu_nic_rank_ptr or clears a word of the rank's own memory. */
+/* A volatile source the library copied into a bounce slot (msg.laddr is
+ * the copy): the target reads the copy, the events name the MD's own
+ * address, kept in the slot. The slot is the rank's to give: a wrong
+ * address is refused by emu_nic_rank_ptr or reaches only the rank's own
+ * memory. */
+static struct ptlx_bounce *bounce_slot(struct emu_nic *nic, uint32_t rank, uint64_t data)
+{
+    const uint64_t at = offsetof(struct ptlx_bounce, data);
+    if (data < at || (data - at) % _Alignof(struct ptlx_bounce))
+        return NULL;
+    return emu_nic_rank_ptr(nic, rank, data - at, sizeof(struct ptlx_bounce));
+}
+
+static void bounce_start(struct emu_nic *nic, struct pending *p, struct emu_msg *m)
+{
+    struct ptlx_bounce *b = bounce_slot(nic, p->rank, m->laddr);
+    if (!b)
+        return; /* not a slot: the target reads what laddr names */
+    p->bounce = m->laddr;
+    p->put_addr = b->laddr;
+    m->dtype &= (uint8_t)~PTLX_D_PUT_IOV;
+}
+
+/* The target has read the copy (or never will): the rank may reuse it. */
 static void bounce_free(struct emu_nic *nic, uint32_t rank, uint64_t data)
 {
-    const uint64_t at = offsetof(struct ptlx_bounce, data) - offsetof(struct ptlx_bounce, busy);
-    _Atomic uint32_t *busy = data > at ? emu_nic_rank_ptr(nic, rank, data - at, sizeof *busy) : NULL;
-    if (!busy || ((uintptr_t)busy & (_Alignof(_Atomic uint32_t) - 1)))
+    struct ptlx_bounce *b = bounce_slot(nic, rank, data);
+    if (!b)
         return;
-    atomic_store_explicit(busy, 0, memory_order_release);
+    atomic_store_explicit(&b->busy, 0, memory_order_release);
     emu_nic_wake(nic, rank);
 }
 
@@ -114,13 +134,8 @@ void ptln_start(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     p.put_addr = m->laddr;
     p.get_addr = m->aux;
     p.inline_data = (m->flags & EMU_F_INLINE) != 0;
-    if (p.kind == PTLX_PUT && !p.inline_data && (m->dtype & PTLX_D_BOUNCE)) {
-        /* the target reads the copy; events name the MD's own address */
-        p.bounce = m->aux;
-        m->laddr = m->aux;
-        m->aux = 0;
-        m->dtype &= (uint8_t)~(PTLX_D_BOUNCE | PTLX_D_PUT_IOV);
-    }
+    if (p.kind != PTLX_GET && !p.inline_data && (m->dtype & PTLX_D_BOUNCE))
+        bounce_start(nic, &p, m);
     struct nni *n = ptln_ni(nic, s, m->src, p.ni);
     bool has_put = p.kind != PTLX_GET, has_get = p.kind == PTLX_GET || p.kind == PTLX_FETCH || p.kind == PTLX_SWAP;
     uint64_t t = 0;
