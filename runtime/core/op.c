@@ -124,11 +124,44 @@ struct armcii_req *armcii_req_for(armci_hdl_t *hdl, int proc, const char *fn)
     return &s2->req;
 }
 
+/* The slot a handle names while its operations are in flight, else NULL
+ * (never initialised, waited for, or garbage: no error here). */
+static struct slot *live_slot(const armci_hdl_t *hdl)
+{
+    if (hdl->magic != HDL_MAGIC || hdl->slot < 0 || hdl->slot >= nslots)
+        return NULL;
+    struct slot *s = slots[hdl->slot];
+    return s->used && s->gen == hdl->gen ? s : NULL;
+}
+
+/* Wait for what the handle names, then free its slot, unless another
+ * thread re-initialised the handle or reused the slot while this one let
+ * it in: its new operation must not be forgotten. Returns the status. */
+static int finish(armci_hdl_t *hdl, struct slot *s)
+{
+    int idx = hdl->slot;
+    unsigned gen = hdl->gen;
+    armcii_req_wait_issued(&s->req);
+    int st = s->req.status;
+    if (s->used && s->gen == gen)
+        s->used = 0;
+    if (hdl->slot == idx && hdl->gen == gen)
+        hdl->slot = -1;
+    return st;
+}
+
 void ARMCI_INIT_HANDLE(armci_hdl_t *hdl)
 {
     ARMCII_SERIAL;
     if (!hdl)
         armcii_error(1, "ARMCI_INIT_HANDLE: hdl is NULL");
+    /* Re-initialising a handle whose operations are in flight would orphan
+     * them: nobody waits, and a get's data lands after its buffer is freed.
+     * Global Arrays' handle pool (nbutil.c) does it when two threads pick
+     * the same handle; complete them first. */
+    struct slot *s = live_slot(hdl);
+    if (s)
+        (void)finish(hdl, s);
     hdl->magic = HDL_MAGIC;
     hdl->aggregate = 0;
     hdl->slot = -1;
@@ -160,11 +193,7 @@ int ARMCI_Wait(armci_hdl_t *hdl)
     struct slot *s = slot_of(hdl, "ARMCI_Wait");
     if (!s)
         return 0;
-    armcii_req_wait_issued(&s->req);
-    int st = s->req.status;
-    s->used = 0;
-    hdl->slot = -1;
-    return st ? 1 : 0;
+    return finish(hdl, s) ? 1 : 0;
 }
 
 int ARMCI_Test(armci_hdl_t *hdl)
