@@ -40,12 +40,16 @@
  * (up to this) are copied into a bounce slot in the rank's heap, and the
  * NIC marks the slot free once the target has read it. */
 #define PTLX_MAX_VOLATILE 512
+/* A slot's size: any source up to this may take one (cheaper than the
+ * NIC's process_vm_readv of private memory), a volatile one up to
+ * PTLX_MAX_VOLATILE must. */
+#define PTLX_BOUNCE_MAX 4096
 struct ptlx_bounce {
     _Atomic uint32_t busy; /* set by the rank, cleared by its NIC */
     uint32_t pad0;
     uint64_t laddr; /* the source as the MD names it, for the events */
     uint8_t pad[48];
-    uint8_t data[PTLX_MAX_VOLATILE];
+    uint8_t data[PTLX_BOUNCE_MAX];
 };
 
 struct ptlx_iov {

@@ -7,6 +7,10 @@
  * in a row without waiting use every slot several times. An atomic and a
  * fetching atomic of 256 bytes from a volatile MD (Sandia OpenSHMEM's
  * reductions take that path up to max_volatile_size) are copied alike.
+ * A plain MD's source up to 4 KiB takes a free slot too (a memcpy costs
+ * less than the NIC's process_vm_readv): puts of 2 KiB, 4 KiB and 8 KiB
+ * (not copied) and 200 of 1 KiB in a row, whose events must still name
+ * the MD's own addresses.
  * Every rank puts to its right neighbour (2x2: once on its node, once
  * across); every source is overwritten right after the call, and every
  * byte that lands is checked. */
@@ -21,7 +25,12 @@
 #define ATOM_AT ((4 + NFLOOD) * MAXV)
 #define V0 0xeeeeeeeeeeeeeeeeull /* what the inbox is filled with */
 
-static uint8_t inbox[(4 + NFLOOD) * MAXV + NA * 8];
+#define PLAIN_AT (ATOM_AT + NA * 8)
+#define NPF 200 /* plain puts of 1 KiB in a row */
+#define PLAIN_BYTES (2048 + 4096 + 8192 + NPF * 1024)
+
+static uint8_t inbox[PLAIN_AT + PLAIN_BYTES];
+static uint8_t plain[PLAIN_BYTES]; /* a plain MD's sources: left alone until SEND */
 static uint8_t src[MAXV + 64];
 static uint64_t fetched[NA];
 
@@ -45,7 +54,7 @@ int main(void)
     ptl_handle_eq_t eq;
     OK(PtlCTAlloc(ni, &tct));
     OK(PtlCTAlloc(ni, &sct));
-    OK(PtlEQAlloc(ni, 64, &eq));
+    OK(PtlEQAlloc(ni, 512, &eq));
     ptl_pt_index_t idx;
     OK(PtlPTAlloc(ni, 0, PTL_EQ_NONE, PT_X, &idx));
     memset(inbox, 0xee, sizeof inbox);
@@ -126,8 +135,42 @@ int main(void)
         memset(src, 0xa5, MAXV);
     }
     EXPECT_CT(sct, NFLOOD, 0);
-    EXPECT_CT(tct, 6 + NFLOOD, 0);
+
+    /* a plain MD: 2 KiB and 4 KiB (a slot), 8 KiB (in place), each with
+     * its events, then 200 puts of 1 KiB without waiting */
+    d = pt_md(plain, sizeof plain, PTL_MD_EVENT_CT_SEND, eq, sct);
+    ptl_handle_md_t pmd;
+    OK(PtlMDBind(ni, &d, &pmd));
+    pt_fill(plain, pt_me, 500, sizeof plain);
+    static const ptl_size_t plen[3] = {2048, 4096, 8192};
+    for (ptl_size_t k = 0, off = 0; k < 3; off += plen[k++]) {
+        OK(PtlPut(pmd, off, plen[k], PTL_ACK_REQ, t, PT_X, 0, PLAIN_AT + off, UP, 0));
+        ptl_event_t ev;
+        WAIT_EVENT(eq, &ev);
+        CHECK(ev.type == PTL_EVENT_SEND && ev.start == plain + off && ev.mlength == plen[k],
+              "plain put of %llu: %s, start %p (want %p), mlength %llu", (unsigned long long)plen[k],
+              pt_evname(ev.type), ev.start, (void *)(plain + off), (unsigned long long)ev.mlength);
+        WAIT_EVENT(eq, &ev);
+        CHECK(ev.type == PTL_EVENT_ACK && ev.ni_fail_type == PTL_NI_OK && ev.start == plain + off &&
+                  ev.mlength == plen[k] && ev.remote_offset == PLAIN_AT + off,
+              "plain put of %llu: %s (%s), start %p, mlength %llu, remote_offset %llu", (unsigned long long)plen[k],
+              pt_evname(ev.type), pt_failname(ev.ni_fail_type), ev.start, (unsigned long long)ev.mlength,
+              (unsigned long long)ev.remote_offset);
+    }
+    for (ptl_size_t i = 0, off = 2048 + 4096 + 8192; i < NPF; i++, off += 1024)
+        OK(PtlPut(pmd, off, 1024, PTL_NO_ACK_REQ, t, PT_X, 0, PLAIN_AT + off, NULL, 0));
+    EXPECT_CT(sct, NFLOOD + 3 + NPF, 0);
+    EXPECT_CT(tct, 6 + NFLOOD + 3 + NPF, 0);
+    for (int k = 0; k < NPF; k++) {
+        ptl_event_t ev;
+        WAIT_EVENT(eq, &ev);
+        CHECK(ev.type == PTL_EVENT_SEND && ev.mlength == 1024 && (uint8_t *)ev.start >= plain + 14336 &&
+                  (uint8_t *)ev.start < plain + sizeof plain && ((uint8_t *)ev.start - plain - 14336) % 1024 == 0,
+              "plain 1 KiB put: %s, start %p (MD %p), mlength %llu", pt_evname(ev.type), ev.start, (void *)plain,
+              (unsigned long long)ev.mlength);
+    }
     BARRIER();
+    CHECK_PATTERN(inbox + PLAIN_AT, left, 500, PLAIN_BYTES, "plain puts from rank %u", left);
 
     for (int k = 0; k < 4; k++) {
         CHECK_PATTERN(inbox + k * MAXV, left, (uint64_t)k, len[k], "put of %llu from rank %u",
@@ -162,6 +205,7 @@ int main(void)
     OK(PtlMDRelease(vmd));
     OK(PtlMDRelease(fmd));
     OK(PtlMDRelease(gmd));
+    OK(PtlMDRelease(pmd));
     OK(PtlLEUnlink(le));
     OK(PtlPTFree(ni, PT_X));
     pt_barrier_fini();

@@ -1,8 +1,8 @@
-/* Bounce slots for volatile puts longer than a command carries: the
- * payload is copied into the heap before PtlPut returns, and the NIC
- * clears the slot's busy word once the target has read it. A put that
+/* Bounce slots for sources longer than a command carries: the payload is
+ * copied into the heap before the call returns, and the NIC clears the
+ * slot's busy word once the target has read it. A volatile source that
  * finds every slot busy waits (poll, then sleep on the doorbell the NIC
- * rings after clearing one). */
+ * rings after clearing one); any other source is then read in place. */
 #include <stddef.h>
 
 #include "state.h"
@@ -36,7 +36,7 @@ static struct ptlx_bounce *pool_get(void)
     return b;
 }
 
-struct ptlx_bounce *pl_bounce_take(void)
+struct ptlx_bounce *pl_bounce_take(int wait)
 {
     struct ptlx_bounce *b = pool_get();
     if (!b)
@@ -49,8 +49,8 @@ struct ptlx_bounce *pl_bounce_take(void)
             if (atomic_compare_exchange_strong(&s->busy, &z, 1))
                 return s;
         }
-        if (emunic_wait_until(any_free, b, -1) < 0)
-            return NULL; /* the NIC is gone */
+        if (!wait || emunic_wait_until(any_free, b, -1) < 0)
+            return NULL; /* all busy, or the NIC is gone */
     }
 }
 

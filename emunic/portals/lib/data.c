@@ -70,6 +70,25 @@ static void copy_source(const struct op *o, uint64_t laddr, void *out)
         memcpy(out, (const void *)(uintptr_t)laddr, o->length);
 }
 
+/* A bounce slot for a source too long for the command. A volatile MD's
+ * source up to max_volatile_size must have one (NO_SLOT if the NIC is
+ * gone); any other source up to a slot's size takes one only if one is
+ * free at once: a memcpy here costs less than the NIC reaching private
+ * memory with process_vm_readv. NULL: the NIC reads the source in place
+ * (for a volatile atomic over max_volatile_size: at its SEND event). */
+#define NO_SLOT ((struct ptlx_bounce *)1)
+static struct ptlx_bounce *bounce_for(const struct op *o, ptl_size_t max_volatile)
+{
+    if (o->length > PTLX_BOUNCE_MAX)
+        return NULL;
+    if (!(pl.md[o->put_md].md.options & PTL_MD_VOLATILE))
+        return pl_bounce_take(0);
+    if (o->length > max_volatile)
+        return NULL;
+    struct ptlx_bounce *b = pl_bounce_take(1);
+    return b ? b : NO_SLOT;
+}
+
 static void set_trigger(struct emu_msg *m, int ct, ptl_size_t threshold)
 {
     struct ptlx_trigger t = {(uint64_t)(uintptr_t)pl.ct[ct].shm, threshold};
@@ -127,9 +146,8 @@ static int post(const struct op *o)
             m.flags = EMU_F_INLINE;
             m.dlen = (uint16_t)o->length;
             copy_source(o, m.laddr, m.data);
-        } else if (o->trig_ct < 0 && (pl.md[o->put_md].md.options & PTL_MD_VOLATILE) &&
-                   o->length <= pl.ni[ni].lim.max_volatile_size) {
-            if (!(bounce = pl_bounce_take()))
+        } else if (o->trig_ct < 0 && (bounce = bounce_for(o, pl.ni[ni].lim.max_volatile_size))) {
+            if (bounce == NO_SLOT)
                 return PTL_FAIL;
             copy_source(o, m.laddr, bounce->data);
             bounce->laddr = m.laddr;

@@ -75,8 +75,9 @@ struct pl_state {
 
 extern struct pl_state pl;
 
-/* bounce.c: slots for volatile puts longer than a command carries */
-struct ptlx_bounce *pl_bounce_take(void);
+/* bounce.c: slots for sources longer than a command carries; wait: for
+ * one to come free (a volatile MD), else NULL when all are busy */
+struct ptlx_bounce *pl_bounce_take(int wait);
 void pl_bounce_give_back(struct ptlx_bounce *s);
 void pl_bounce_fini(void);
 
