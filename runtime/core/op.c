@@ -83,15 +83,26 @@ struct armcii_req *armcii_req_implicit(int proc)
     return &implicit[proc];
 }
 
+/* The slot a handle names while its operations are in flight, else NULL
+ * (never initialised, waited for, or garbage: no error here). */
+static struct slot *live_slot(const armci_hdl_t *hdl)
+{
+    if (hdl->magic != HDL_MAGIC || hdl->slot < 0 || hdl->slot >= nslots)
+        return NULL;
+    struct slot *s = slots[hdl->slot];
+    return s->used && s->gen == hdl->gen ? s : NULL;
+}
+
 static struct slot *slot_of(armci_hdl_t *hdl, const char *fn)
 {
     if (hdl->magic != HDL_MAGIC)
         armcii_error(1, "%s: handle %p was not initialised with ARMCI_INIT_HANDLE", fn, (void *)hdl);
     if (hdl->slot < 0)
         return NULL;
-    if (hdl->slot >= nslots || !slots[hdl->slot]->used || slots[hdl->slot]->gen != hdl->gen)
+    struct slot *s = live_slot(hdl);
+    if (!s)
         armcii_error(1, "%s: handle %p is stale (already waited for)", fn, (void *)hdl);
-    return slots[hdl->slot];
+    return s;
 }
 
 struct armcii_req *armcii_req_for(armci_hdl_t *hdl, int proc, const char *fn)
@@ -122,16 +133,6 @@ struct armcii_req *armcii_req_for(armci_hdl_t *hdl, int proc, const char *fn)
     hdl->slot = i;
     hdl->gen = s2->gen;
     return &s2->req;
-}
-
-/* The slot a handle names while its operations are in flight, else NULL
- * (never initialised, waited for, or garbage: no error here). */
-static struct slot *live_slot(const armci_hdl_t *hdl)
-{
-    if (hdl->magic != HDL_MAGIC || hdl->slot < 0 || hdl->slot >= nslots)
-        return NULL;
-    struct slot *s = slots[hdl->slot];
-    return s->used && s->gen == hdl->gen ? s : NULL;
 }
 
 /* Wait for what the handle names, then free its slot, unless another

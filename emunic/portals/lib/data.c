@@ -2,8 +2,8 @@
  * handed to this rank's NIC, which matches and executes them at the
  * target and reports back through events and counters. Payloads up to
  * EMU_INLINE_MAX travel inside the command, so the buffer is reusable on
- * return; a volatile MD's longer sources (up to max_volatile_size) go
- * through a bounce slot (bounce.c). */
+ * return; longer sources up to PTLX_BOUNCE_MAX may go through a bounce
+ * slot, and a volatile MD's up to max_volatile_size must (bounce.c). */
 #include <string.h>
 
 #include "state.h"

@@ -83,8 +83,8 @@ static void send_done(struct emu_nic *nic, const struct pending *p, struct nni *
     count(nic, p, md, PTL_MD_EVENT_CT_SEND, PTL_NI_OK, p->length);
 }
 
-/* A volatile source the library copied into a bounce slot (msg.laddr is
- * the copy): the target reads the copy, the events name the MD's own
+/* A source the library copied into a bounce slot (msg.laddr is the
+ * copy): the target reads the copy, the events name the MD's own
  * address, kept in the slot. The slot is the rank's to give: a wrong
  * address is refused by emu_nic_rank_ptr or reaches only the rank's own
  * memory. */
