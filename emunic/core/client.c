@@ -2,6 +2,7 @@
  * completions off the queue, and wait without burning the host. */
 #include "client.h"
 #include "promote.h"
+#include "emunic/slice.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -303,6 +304,13 @@ void emunic_ring_self(void)
 {
     if (CL.refs)
         emu_waiter_notify(&CL.me->cq_waiter);
+}
+
+void emunic_expect_hogs(void)
+{
+    emu_poll_expect_hogs();
+    if (CL.refs)
+        atomic_fetch_or_explicit(&CL.me->hints, EMU_HINT_HOGS, memory_order_relaxed);
 }
 
 /* ---- barrier ---- */

@@ -28,10 +28,11 @@ struct emu_sched_attr {
     uint64_t sched_period;
 };
 
-int emu_sched_short_slice(void)
+int emu_sched_short_slice(void) { return emu_sched_short_slice_or(0); }
+
+int emu_sched_short_slice_or(long us)
 {
 #if defined(SYS_sched_setattr) && defined(SYS_sched_getattr)
-    long us = 0; /* off unless asked: measured, a mixed blessing (docs/core.md) */
     const char *e = getenv("EMUNIC_SLICE_US");
     if (e && *e) {
         char *end;
@@ -58,25 +59,41 @@ int emu_sched_short_slice(void)
         return -errno;
     return 0;
 #else
+    (void)us;
     return 1;
 #endif
 }
 
 #define HOG_HOLD_NS 100000000 /* a hog seen: block instead of yielding this long */
 
+#define HOG_EXPECTED_NS 250000 /* emu_poll_expect_hogs: measured in docs/PERFORMANCE.md */
+
 static _Thread_local int64_t hog_until;
 static _Atomic uint64_t hogs;
+static _Atomic int64_t hog_default; /* 0, or HOG_EXPECTED_NS once hogs are expected */
 
-/* EMUNIC_HOG_US, read once: 0 (the default) turns detection off */
+void emu_poll_expect_hogs(void)
+{
+    atomic_store_explicit(&hog_default, HOG_EXPECTED_NS, memory_order_relaxed);
+}
+
+/* EMUNIC_HOG_US, read once (-2: unset, the process's default applies);
+ * 0 turns detection off */
 static int64_t hog_ns(void)
 {
     static _Atomic int64_t v = -1;
     int64_t x = atomic_load_explicit(&v, memory_order_relaxed);
+    if (x == -2)
+        return atomic_load_explicit(&hog_default, memory_order_relaxed);
     if (x >= 0)
         return x;
-    x = 0;
     const char *e = getenv("EMUNIC_HOG_US");
-    if (e && *e) {
+    if (!e || !*e) {
+        atomic_store_explicit(&v, -2, memory_order_relaxed);
+        return atomic_load_explicit(&hog_default, memory_order_relaxed);
+    }
+    x = 0;
+    {
         char *end;
         errno = 0;
         long us = strtol(e, &end, 10);

@@ -536,6 +536,7 @@ int nic_run(struct emu_nic *nic)
             continue;
         }
         EMU_CTR_ADD(nic->ctr, sleeps, 1);
+        guard_hints(nic);
         idle_wait(nic->idle, tmo);
         /* normally the launcher's death signals us; this covers the race
          * where it died before we asked for that signal */

@@ -7,6 +7,7 @@
  * serving that rank, names it, and tells the launcher, which ends it. */
 #include "emunic/ctl.h"
 #include "emunic/proc.h"
+#include "emunic/slice.h"
 #include "nic.h"
 
 #include <errno.h>
@@ -174,9 +175,23 @@ static void scan_cmdq(struct emu_nic *nic, uint32_t l, int64_t now)
     }
 }
 
+void guard_hints(struct emu_nic *nic)
+{
+    /* a rank's hint changes only how we poll, whatever it holds */
+    if (!nic->hogs_expected)
+        for (uint32_t l = 0; l < nic->nlocal; l++)
+            if (atomic_load_explicit(&nic->job.ranks[nic->first + l].hints, memory_order_relaxed) & EMU_HINT_HOGS) {
+                nic->hogs_expected = true;
+                emu_poll_expect_hogs();
+                atomic_store_explicit(&nic->ctr->hog_watch, 1, memory_order_relaxed);
+            }
+    atomic_store_explicit(&nic->ctr->hog_yields, emu_poll_hogs(), memory_order_relaxed);
+}
+
 void guard_scan(struct emu_nic *nic, int64_t now)
 {
     nic->last_scan = now;
+    guard_hints(nic);
     /* a rank that is gone (killed mid-post, say) is not to be blamed for
      * the slot it left half-claimed */
     for (uint32_t l = 0; l < nic->nlocal; l++)

@@ -68,6 +68,7 @@ foreach(layout "1;1" "1;2" "2;2" "1;3" "3;1")
   pami_job_test(pami_async ${nodes} ${ranks} 60)
   pami_job_test(pami_async ${nodes} ${ranks} 60 progress_fn)
   pami_job_test(pami_async ${nodes} ${ranks} 60 slice)
+  pami_job_test(pami_async ${nodes} ${ranks} 60 noslice)
   pami_job_test(pami_errors ${nodes} ${ranks} 60)
   pami_job_test(pami_errors ${nodes} ${ranks} 60 stale)
   pami_job_test(pami_context ${nodes} ${ranks} 60 work_advance)
@@ -88,3 +89,8 @@ pami_job_test(pami_many 4 16 180)
 add_test(NAME pami.pami_errors_outside
          COMMAND ${CMAKE_COMMAND} -DPROG=$<TARGET_FILE:pami_errors> -P ${CMAKE_CURRENT_LIST_FILE})
 set_tests_properties(pami.pami_errors_outside PROPERTIES LABELS unit TIMEOUT 60)
+
+# A commthread's hint reaches its NIC daemon (hog_watch), and only then.
+add_test(NAME pami.hog_hint
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/hog_hint.sh ${CMAKE_BINARY_DIR}/bin)
+set_tests_properties(pami.hog_hint PROPERTIES LABELS job TIMEOUT 330 SKIP_RETURN_CODE 77)

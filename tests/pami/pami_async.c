@@ -5,8 +5,9 @@
  * a thread other than main. Without an argument the library advances the
  * context itself; with "progress_fn" the client's progress function does
  * (taking the context lock), and suspend/resume bracket the thread's
- * sleeps; with "slice" (EMUNIC_SLICE_US=100) the thread runs with a short
- * scheduler slice, and only then. Other extension names are PAMI_UNIMPL. Context 0 stays with the
+ * sleeps. The thread runs with a short scheduler slice (100 us, or
+ * EMUNIC_SLICE_US as "slice" sets it) unless "noslice" sets the variable
+ * to 0. Other extension names are PAMI_UNIMPL. Context 0 stays with the
  * main thread (the harness). */
 #include "ptest.h"
 
@@ -140,9 +141,9 @@ static int short_slices(void)
     return n;
 }
 
-/* With EMUNIC_SLICE_US=100 the progress thread asks for the short slice
- * that lets it preempt a computing main thread at once (emunic/slice.h),
- * and main keeps its own; without it nobody asks. The thread sets it when
+/* The progress thread asks for the short slice that lets it preempt a
+ * computing main thread at once (emunic/slice.h), and main keeps its own;
+ * with EMUNIC_SLICE_US=0 nobody asks. The thread sets it when
  * it starts: wait for that (bounded). */
 static void check_short_slice(int want)
 {
@@ -160,9 +161,10 @@ int main(int argc, char **argv)
 {
     int with_fn = argc > 1 && !strcmp(argv[1], "progress_fn");
     int slice = argc > 1 && !strcmp(argv[1], "slice");
+    int noslice = argc > 1 && !strcmp(argv[1], "noslice");
     int user_slice = getenv("EMUNIC_SLICE_US") != NULL;
-    if (slice)
-        setenv("EMUNIC_SLICE_US", "100", 1); /* read by the progress thread as it starts */
+    if (slice || noslice) /* read by the progress thread as it starts */
+        setenv("EMUNIC_SLICE_US", slice ? "100" : "0", 1);
     main_thread = pthread_self();
     pt_init(2);
     right = (pt_task + 1) % pt_size;
@@ -207,8 +209,8 @@ int main(int argc, char **argv)
     CHECK_RC(en(ctx, PAMI_ASYNC_ALL), PAMI_SUCCESS);
     CHECK_RC(en(ctx, PAMI_ASYNC_RECV_INTERRUPT), PAMI_SUCCESS); /* again: fine */
     CHECK_ERR(reg(ctx, NULL, NULL, NULL, NULL), PAMI_INVAL, "register"); /* while running */
-    if (slice || !user_slice)
-        check_short_slice(slice);
+    if (slice || noslice || !user_slice)
+        check_short_slice(!noslice);
     pt_barrier();
 
     /* the progress thread advances ctx: data calls on it take the lock */
@@ -313,7 +315,7 @@ int main(int argc, char **argv)
     /* enabled again, and left enabled: PAMI_Context_destroyv stops it */
     CHECK_RC(en(ctx, PAMI_ASYNC_ALL), PAMI_SUCCESS);
     CHECK_RC(PAMI_Extension_close(ext), PAMI_SUCCESS);
-    pt_finish(with_fn ? "pami_async progress_fn" : slice ? "pami_async slice" : "pami_async");
+    pt_finish(with_fn ? "pami_async progress_fn" : slice ? "pami_async slice" : noslice ? "pami_async noslice" : "pami_async");
     free(src);
     free(srcs);
     free(long_buf);

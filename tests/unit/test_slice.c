@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -46,6 +47,7 @@ static int kernel_reports_slice(void)
 
 struct slice_case {
     const char *env; /* EMUNIC_SLICE_US, NULL: unset */
+    long or_us;      /* the caller's own slice when env is unset */
     int batch;       /* start under SCHED_BATCH */
     int rc;
     struct attr before, after;
@@ -59,16 +61,16 @@ static void *slice_thread(void *arg)
         assert_int_equal(pthread_setschedparam(pthread_self(), SCHED_BATCH, &p), 0);
     }
     c->before = get_attr();
-    c->rc = emu_sched_short_slice();
+    c->rc = c->or_us ? emu_sched_short_slice_or(c->or_us) : emu_sched_short_slice();
     c->after = get_attr();
     return NULL;
 }
 
 /* In a thread of its own: the slice is per thread and the test's own
  * must stay as it was. */
-static struct slice_case run_case(const char *env, int batch)
+static struct slice_case run_case_or(const char *env, int batch, long or_us)
 {
-    struct slice_case c = {.env = env, .batch = batch};
+    struct slice_case c = {.env = env, .batch = batch, .or_us = or_us};
     if (env)
         setenv("EMUNIC_SLICE_US", env, 1);
     else
@@ -79,6 +81,8 @@ static struct slice_case run_case(const char *env, int batch)
     unsetenv("EMUNIC_SLICE_US");
     return c;
 }
+
+static struct slice_case run_case(const char *env, int batch) { return run_case_or(env, batch, 0); }
 
 static void test_short_slice(void **state)
 {
@@ -93,6 +97,24 @@ static void test_short_slice(void **state)
     assert_int_equal(get_attr().runtime, mine); /* the caller's thread only */
 
     c = run_case("400", 0);
+    assert_int_equal(c.rc, 0);
+    if (kernel_reports_slice())
+        assert_int_equal(c.after.runtime, 400000);
+}
+
+/* A commthread's own slice applies when the variable is unset; the
+ * variable, 0 included, still wins. */
+static void test_slice_default(void **state)
+{
+    (void)state;
+    struct slice_case c = run_case_or(NULL, 0, 100);
+    assert_int_equal(c.rc, 0);
+    if (kernel_reports_slice())
+        assert_int_equal(c.after.runtime, 100000);
+    c = run_case_or("0", 0, 100);
+    assert_int_equal(c.rc, 1);
+    assert_int_equal(c.after.runtime, c.before.runtime);
+    c = run_case_or("400", 0, 100);
     assert_int_equal(c.rc, 0);
     if (kernel_reports_slice())
         assert_int_equal(c.after.runtime, 400000);
@@ -180,9 +202,72 @@ static void test_hog_detected(void **state)
     assert_int_equal(sched_setaffinity(0, sizeof saved, &saved), 0);
 }
 
+/* In a child (the variable is read once per process, and these must come
+ * before the parent's first poll): NULL or the value of EMUNIC_HOG_US.
+ * With a hog on this CPU, yields are reported as yields (true) until
+ * emu_poll_expect_hogs(); after it, a hog is seen unless the variable
+ * said 0. Exits 0 if all held. */
+static int expect_child(const char *env)
+{
+    if (env)
+        setenv("EMUNIC_HOG_US", env, 1);
+    else
+        unsetenv("EMUNIC_HOG_US");
+    int cpu = sched_getcpu();
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu < 0 ? 0 : cpu, &set);
+    pthread_t t;
+    if (cpu < 0 || pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0 ||
+        pthread_create(&t, NULL, spinner, NULL) != 0)
+        return 2;
+    if (pthread_setaffinity_np(t, sizeof set, &set) != 0)
+        return 3;
+    for (int i = 0; i < 20; i++)
+        if (!emu_poll_yield())
+            return 4; /* detection without being asked */
+    emu_poll_expect_hogs();
+    bool seen = false;
+    int64_t end = emu_now_ns() + (env ? 200000000 : 10000000000);
+    while (!seen && emu_now_ns() < end)
+        seen = !emu_poll_yield();
+    atomic_store(&spin_stop, 1);
+    pthread_join(t, NULL);
+    if (env ? seen : !seen)
+        return 5;
+    return emu_poll_hogs() == (env ? 0u : 1u) ? 0 : 6;
+}
+
+static void run_expect(const char *env)
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(expect_child(env));
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void test_hogs_expected(void **state)
+{
+    (void)state;
+    run_expect(NULL);
+}
+
+static void test_hogs_expected_but_off(void **state)
+{
+    (void)state;
+    run_expect("0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hogs_expected), /* first: before this process polls */
+        cmocka_unit_test(test_hogs_expected_but_off),
+        cmocka_unit_test(test_slice_default),
         cmocka_unit_test(test_short_slice),
         cmocka_unit_test(test_slice_left_alone),
         cmocka_unit_test(test_hog_detected),

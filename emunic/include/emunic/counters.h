@@ -40,7 +40,9 @@
     X(starved, "messages held back by a credit-starvation fault")         \
     X(refused, "registrations, EQ/CT allocations and events refused by a fault") \
     X(backpressure, "times a rank's commands waited because it left its completions untaken") \
-    X(queue_max, "deepest wire backlog seen, messages")
+    X(queue_max, "deepest wire backlog seen, messages")                   \
+    X(hog_watch, "1 once a local rank runs a commthread beside CPU hogs (EMU_HINT_HOGS)") \
+    X(hog_yields, "yields slower than EMUNIC_HOG_US: the daemon then blocked instead")
 
 struct emu_nic_counters {
 #define EMU_CTR_FIELD(name, doc) _Atomic uint64_t name;

@@ -162,6 +162,12 @@ int emunic_wait_until(int (*cond)(void *), void *arg, int64_t timeout_ns);
  * handing work to another (a context's queue filled by a peer thread). */
 void emunic_ring_self(void);
 
+/* This rank now runs a thread beside application threads that may spin or
+ * compute without yielding (a PAMI commthread): this process and its
+ * node's NIC daemon stop yielding to such a hog as soon as they see one
+ * (emu_poll_expect_hogs; EMUNIC_HOG_US, 0 included, overrides). */
+void emunic_expect_hogs(void);
+
 /* Job-wide barrier through shared memory (not through the NIC). Returns 0,
  * or -EPIPE when the job is aborting or a rank has exited or been killed
  * (--keep-going) before arriving, so the barrier can never complete. */

@@ -24,7 +24,7 @@
 #include "emunic/waiter.h"
 
 #define EMU_JOB_MAGIC 0x656d756e69636a62ull /* "emunicjb" */
-#define EMU_JOB_VERSION 5
+#define EMU_JOB_VERSION 6
 
 #define EMU_MAX_NODES 1024
 #define EMU_MAX_RANKS_PER_NODE 1024
@@ -42,6 +42,10 @@ struct emu_job_params {
 };
 
 enum emu_rank_state { EMU_RANK_NONE = 0, EMU_RANK_UP, EMU_RANK_DONE };
+
+/* EMU_HINT_HOGS: the rank runs a commthread beside threads that may hog a
+ * CPU (emunic_expect_hogs); its NIC daemon then looks for hogs too. */
+#define EMU_HINT_HOGS 1u
 
 /* A private range the rank moved onto a memfd so that NICs can map it
  * (core/promote.c). Rank-written: a daemon takes it as a hint and checks
@@ -61,6 +65,7 @@ struct emu_rank_info {
     _Atomic uint64_t heap_base; /* heap address in the rank, 0 = none yet */
     uint64_t heap_size;
     _Atomic uint32_t space_key; /* whole-address-space region, 0 = none */
+    _Atomic uint32_t hints;     /* EMU_HINT_*, rank-written: only how the NIC polls */
     struct emu_waiter cq_waiter; /* the rank sleeps here for completions */
     struct emu_region regions[EMU_MAX_REGIONS];
     _Atomic uint32_t promo_gen; /* bumped after every change of promo[] */

@@ -24,6 +24,11 @@
  * on stderr), 1 if not asked (off, or not SCHED_OTHER). */
 int emu_sched_short_slice(void);
 
+/* The same with a slice of its own when EMUNIC_SLICE_US is unset (0: none):
+ * for a thread whose job is to run beside an application thread that
+ * holds the CPU (a PAMI commthread). */
+int emu_sched_short_slice_or(long us);
+
 /* One sched_yield of a poll loop; false: stop polling now and block.
  * A yield hands the CPU over for ~1 us, unless a thread that never yields
  * (a spinning or computing rank) shares the CPU: then it returns only
@@ -34,6 +39,11 @@ int emu_sched_short_slice(void);
  * blocked thread is woken the moment its work arrives, a yielding one
  * only when the tick comes. Thread-local; counted in emu_poll_hogs(). */
 bool emu_poll_yield(void);
+
+/* This process runs a thread beside application threads that spin or
+ * compute (a PAMI commthread): look for hogs, with EMUNIC_HOG_US=250
+ * unless the variable is set (0 keeps detection off). */
+void emu_poll_expect_hogs(void);
 
 /* For poll loops with nothing to block on (peers' flags in shared memory):
  * a yield, or while a hog is seen a 20 us sleep, whose timer wake-up

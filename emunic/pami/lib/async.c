@@ -53,7 +53,7 @@ static void *progress_main(void *arg)
     struct pamil_context *c = arg;
     struct pamil_async *a = c->async;
     keep_off(a->creator_cpu);
-    emu_sched_short_slice(); /* and wakes ahead of a spinning main thread */
+    emu_sched_short_slice_or(100); /* and wakes ahead of a spinning main thread */
     while (!atomic_load(&a->stop)) {
         if (!pamil_has_work(c)) {
             if (a->suspend_fn)
@@ -108,6 +108,7 @@ static pami_result_t start(struct pamil_context *c, const char *fn)
     struct pamil_async *a = c->async;
     atomic_store(&a->stop, 0);
     a->creator_cpu = sched_getcpu();
+    emunic_expect_hogs(); /* the main thread may now spin while we work */
     if (pthread_create(&a->thread, NULL, progress_main, c) != 0)
         return pamil_fail(PAMI_ERROR, fn, "cannot start the progress thread");
     a->running = 1;
