@@ -30,20 +30,31 @@ struct emu_sched_attr {
 
 int emu_sched_short_slice(void) { return emu_sched_short_slice_or(0); }
 
+/* A time in microseconds from the environment: 0 when name is unset or
+ * empty (*us untouched), 1 when it parsed, -EINVAL (said on stderr with
+ * what happens instead) when it is not a number in 0..1000000. */
+static int env_us(const char *name, const char *instead, long *us)
+{
+    const char *e = getenv(name);
+    if (!e || !*e)
+        return 0;
+    char *end;
+    errno = 0;
+    long v = strtol(e, &end, 10);
+    if (errno || *end || v < 0 || v > 1000000) {
+        fprintf(stderr, "emunic: %s=%s is not a time in microseconds (0..1000000): %s\n",
+                name, e, instead);
+        return -EINVAL;
+    }
+    *us = v;
+    return 1;
+}
+
 int emu_sched_short_slice_or(long us)
 {
 #if defined(SYS_sched_setattr) && defined(SYS_sched_getattr)
-    const char *e = getenv("EMUNIC_SLICE_US");
-    if (e && *e) {
-        char *end;
-        errno = 0;
-        us = strtol(e, &end, 10);
-        if (errno || *end || us < 0 || us > 1000000) {
-            fprintf(stderr, "emunic: EMUNIC_SLICE_US=%s is not a slice in microseconds (0..1000000): "
-                            "the scheduler's default slice is kept\n", e);
-            return -EINVAL;
-        }
-    }
+    if (env_us("EMUNIC_SLICE_US", "the scheduler's default slice is kept", &us) < 0)
+        return -EINVAL;
     if (us == 0)
         return 1;
     struct emu_sched_attr a;
@@ -87,22 +98,13 @@ static int64_t hog_ns(void)
         return atomic_load_explicit(&hog_default, memory_order_relaxed);
     if (x >= 0)
         return x;
-    const char *e = getenv("EMUNIC_HOG_US");
-    if (!e || !*e) {
+    long us = 0;
+    int rc = env_us("EMUNIC_HOG_US", "CPU hogs are not looked for", &us);
+    if (rc == 0) {
         atomic_store_explicit(&v, -2, memory_order_relaxed);
         return atomic_load_explicit(&hog_default, memory_order_relaxed);
     }
-    x = 0;
-    {
-        char *end;
-        errno = 0;
-        long us = strtol(e, &end, 10);
-        if (errno || *end || us < 0 || us > 1000000)
-            fprintf(stderr, "emunic: EMUNIC_HOG_US=%s is not a time in microseconds (0..1000000): "
-                            "CPU hogs are not looked for\n", e);
-        else
-            x = (int64_t)us * 1000;
-    }
+    x = rc > 0 ? (int64_t)us * 1000 : 0;
     atomic_store_explicit(&v, x, memory_order_relaxed);
     return x;
 }

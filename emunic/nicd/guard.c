@@ -184,6 +184,7 @@ void guard_hints(struct emu_nic *nic)
                 nic->hogs_expected = true;
                 emu_poll_expect_hogs();
                 atomic_store_explicit(&nic->ctr->hog_watch, 1, memory_order_relaxed);
+                break;
             }
     atomic_store_explicit(&nic->ctr->hog_yields, emu_poll_hogs(), memory_order_relaxed);
 }
