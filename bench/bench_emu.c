@@ -114,7 +114,7 @@ void be_ctrs_read(struct be_ctrs *c)
         struct emu_node_info *ni = &job.nodes[n];
         c->nic_sleeps += LD(ni->ctr.sleeps);
         c->nic_wakeups += LD(ni->ctr.wakeups);
-        c->nic_doorbells += LD(ni->doorbell.doorbells);
+        c->nic_doorbells += LD(job.bells[n].doorbell.doorbells);
         c->nic_idle_polls += LD(ni->ctr.polls_idle);
         c->nic_cmds += LD(ni->ctr.cmds);
         c->shm_copies += LD(ni->ctr.shm_copies);

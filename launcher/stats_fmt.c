@@ -187,8 +187,8 @@ int stats_print_json(FILE *f, const struct emu_job *j, bool live)
         fprintf(f, "%s\n    {\"node\": %u, \"daemon_pid\": %d, \"daemon_wakeups\": %llu, "
                    "\"daemon_doorbells\": %llu, \"counters\": ",
                 n ? "," : "", n, (int)atomic_load(&j->nodes[n].daemon_pid),
-                (unsigned long long)atomic_load(&j->nodes[n].doorbell.wakeups),
-                (unsigned long long)atomic_load(&j->nodes[n].doorbell.doorbells));
+                (unsigned long long)atomic_load(&j->bells[n].doorbell.wakeups),
+                (unsigned long long)atomic_load(&j->bells[n].doorbell.doorbells));
         jcounters(f, v);
         fputc('}', f);
     }

@@ -47,9 +47,9 @@ static int heap_open(void)
         return 0;
     char path[EMU_PATH_MAX], what[32];
     snprintf(what, sizeof what, "heap.%u", CL.rank);
-    if (emu_shm_path(path, sizeof path, CL.job.hdr->jobid, what) != 0)
+    if (emu_shm_path(path, sizeof path, CL.job.geo.jobid, what) != 0)
         return -ENAMETOOLONG;
-    uint64_t size = CL.job.hdr->heap_size;
+    uint64_t size = CL.job.geo.heap_size;
     void *p = emu_shm_create(path, size, false, &CL.heap_fd);
     if (!p)
         return -errno;
@@ -65,7 +65,7 @@ static void heap_publish(void)
 {
     struct emu_region *r0 = &CL.me->regions[0];
     r0->base = (uint64_t)(uintptr_t)CL.heap_base;
-    r0->len = CL.job.hdr->heap_size;
+    r0->len = CL.job.geo.heap_size;
     r0->perm = EMU_PERM_ALL;
     atomic_store_explicit(&r0->gen, EMU_KEY_HEAP >> EMU_REGION_IDX_BITS, memory_order_release);
     atomic_store_explicit(&CL.me->heap_base, (uint64_t)(uintptr_t)CL.heap_base, memory_order_release);
@@ -86,25 +86,22 @@ int emunic_init(void)
         rc = -ENOENT;
         goto out;
     }
-    rc = emu_job_attach(&CL.job, jobid);
+    /* writable: our own entry and queues, our node's doorbell and the
+     * barrier; a stray store anywhere else in the segment faults here */
+    rc = emu_job_attach_rank(&CL.job, jobid, rank);
     if (rc)
         goto out;
-    struct emu_job_hdr *h = CL.job.hdr;
-    if (rank >= h->nranks) {
-        emu_job_detach(&CL.job);
-        rc = -EINVAL;
-        goto out;
-    }
+    const struct emu_job_geo *g = &CL.job.geo;
     CL.rank = rank;
-    CL.size = h->nranks;
-    CL.nnodes = h->nnodes;
-    CL.lsize = h->ranks_per_node;
-    CL.node = rank / h->ranks_per_node;
-    CL.local = rank % h->ranks_per_node;
+    CL.size = g->nranks;
+    CL.nnodes = g->nnodes;
+    CL.lsize = g->ranks_per_node;
+    CL.node = rank / g->ranks_per_node;
+    CL.local = rank % g->ranks_per_node;
     CL.me = &CL.job.ranks[rank];
-    CL.mynode = &CL.job.nodes[CL.node];
-    if (emu_ring_attach(&CL.cmd, emu_job_cmd_ring(&CL.job, rank), h->cmd_slots) ||
-        emu_ring_attach(&CL.cq, emu_job_cq_ring(&CL.job, rank), h->cq_slots)) {
+    CL.bell = &CL.job.bells[CL.node].doorbell;
+    if (emu_ring_attach(&CL.cmd, emu_job_cmd_ring(&CL.job, rank), g->cmd_slots) ||
+        emu_ring_attach(&CL.cq, emu_job_cq_ring(&CL.job, rank), g->cq_slots)) {
         emu_job_detach(&CL.job);
         rc = -EPROTO;
         goto out;
@@ -133,7 +130,7 @@ int emunic_init(void)
         goto out;
     }
     heap_publish();
-    CL.poll_ns = emu_poll_budget_ns(h->nranks + h->nnodes);
+    CL.poll_ns = emu_poll_budget_ns(g->nranks + g->nnodes);
     atomic_store(&CL.me->state, EMU_RANK_UP);
     CL.refs = 1;
 out:
@@ -152,7 +149,7 @@ int emunic_finalize(void)
         atomic_store(&CL.me->state, EMU_RANK_DONE);
         emu_job_detach(&CL.job);
         CL.me = NULL;
-        CL.mynode = NULL;
+        CL.bell = NULL;
         free(CL.stash);
         CL.stash = NULL;
         CL.stash_head = CL.stash_n = CL.stash_cap = 0;
@@ -168,8 +165,8 @@ uint32_t emunic_node(void) { return CL.node; }
 uint32_t emunic_nnodes(void) { return CL.nnodes; }
 uint32_t emunic_local_rank(void) { return CL.local; }
 uint32_t emunic_local_size(void) { return CL.lsize; }
-const char *emunic_nic_name(void) { return CL.refs ? CL.job.hdr->nic : ""; }
-const char *emunic_jobid(void) { return CL.refs ? CL.job.hdr->jobid : ""; }
+const char *emunic_nic_name(void) { return CL.refs ? CL.job.geo.nic : ""; }
+const char *emunic_jobid(void) { return CL.refs ? CL.job.geo.jobid : ""; }
 uint64_t emunic_wakeups(void) { return CL.me ? atomic_load(&CL.me->cq_waiter.wakeups) : 0; }
 
 int emu_client_dead(void)
@@ -327,29 +324,29 @@ int emunic_barrier(void)
 {
     if (!CL.refs)
         return -EINVAL;
-    struct emu_job_hdr *h = CL.job.hdr;
-    uint32_t gen = atomic_load(&h->bar_gen);
-    if (atomic_fetch_add(&h->bar_count, 1) + 1 == h->nranks) {
-        atomic_store(&h->bar_count, 0);
-        atomic_fetch_add(&h->bar_gen, 1);
-        syscall(SYS_futex, (uint32_t *)&h->bar_gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+    struct emu_job_bar *b = CL.job.bar;
+    uint32_t gen = atomic_load(&b->gen);
+    if (atomic_fetch_add(&b->count, 1) + 1 == CL.size) {
+        atomic_store(&b->count, 0);
+        atomic_fetch_add(&b->gen, 1);
+        syscall(SYS_futex, (uint32_t *)&b->gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
         return 0;
     }
     int64_t start = emu_now_ns();
-    while (atomic_load(&h->bar_gen) == gen) {
+    while (atomic_load(&b->gen) == gen) {
         if (emu_now_ns() - start < CL.poll_ns) {
             atomic_fetch_add_explicit(&CL.me->cq_waiter.yields, 1, memory_order_relaxed);
             sched_yield();
             continue;
         }
         struct timespec ts = {0, 100000000};
-        syscall(SYS_futex, (uint32_t *)&h->bar_gen, FUTEX_WAIT, gen, &ts, NULL, 0);
-        if (atomic_load(&h->abort))
+        syscall(SYS_futex, (uint32_t *)&b->gen, FUTEX_WAIT, gen, &ts, NULL, 0);
+        if (atomic_load(&CL.job.hdr->abort))
             return -EPIPE;
         /* a rank that has exited (or was killed, --keep-going) can never
          * arrive; the generation is checked first, since the last rank in
          * may complete the barrier and exit before we look */
-        if (atomic_load(&h->bar_gen) == gen && rank_gone())
+        if (atomic_load(&b->gen) == gen && rank_gone())
             return -EPIPE;
     }
     return 0;

@@ -51,14 +51,14 @@ int emu_client_post(struct emu_msg *m)
     while (emu_ring_push(&CL.cmd, m) != 0) {
         /* queue full: make sure the NIC is awake and let it run */
         drain_cq_for_post();
-        emu_waiter_notify_fd(&CL.mynode->doorbell, CL.doorbell_fd);
+        emu_waiter_notify_fd(CL.bell, CL.doorbell_fd);
         sched_yield();
         if (++spins % 1024 == 0 && emu_client_dead()) {
             EMU_TR_POST(t0, m, -EPIPE);
             return -EPIPE;
         }
     }
-    emu_waiter_notify_fd(&CL.mynode->doorbell, CL.doorbell_fd);
+    emu_waiter_notify_fd(CL.bell, CL.doorbell_fd);
     EMU_TR_POST(t0, m, 0);
     return 0;
 }

@@ -24,7 +24,8 @@ int emunic_fault_refuse(unsigned what)
     uint64_t n = atomic_fetch_add_explicit(&asked[what], 1, memory_order_relaxed);
     if (!emu_fault_refuse(net, kind, CL.node, CL.rank, n))
         return 0;
-    EMU_CTR_ADD(&CL.mynode->ctr, refused, 1);
+    /* the node's counters are the NIC's: it adds ours to them */
+    atomic_fetch_add_explicit(&CL.me->refused, 1, memory_order_relaxed);
     emu_trace_rank_fault(what == EMUNIC_RES_REG ? "regfail" : "eqfull", n);
     return 1;
 }

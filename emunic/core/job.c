@@ -5,6 +5,7 @@
 #include "emunic/job.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +17,7 @@ static uint64_t page_up(uint64_t x) { return (x + 4095) & ~(uint64_t)4095; }
 static uint64_t line_up(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
 
 struct layout {
-    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net, total;
+    uint64_t off_ranks, off_nodes, off_bells, off_bar, off_cmd, off_cq, off_net, total;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
     uint64_t wire_off_rings, wire_size;
 };
@@ -25,12 +26,15 @@ static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
                     uint32_t wire, struct layout *l)
 {
     uint64_t nranks = (uint64_t)nnodes * rpn;
-    l->cmd_bytes = line_up(emu_ring_bytes(cmd));
-    l->cq_bytes = line_up(emu_ring_bytes(cq));
+    /* a rank maps its own queues writable: whole pages each */
+    l->cmd_bytes = page_up(emu_ring_bytes(cmd));
+    l->cq_bytes = page_up(emu_ring_bytes(cq));
     l->wire_bytes = line_up(emu_ring_bytes(wire));
     l->off_ranks = page_up(sizeof(struct emu_job_hdr));
     l->off_nodes = page_up(l->off_ranks + nranks * sizeof(struct emu_rank_info));
-    l->off_cmd = page_up(l->off_nodes + nnodes * sizeof(struct emu_node_info));
+    l->off_bells = page_up(l->off_nodes + nnodes * sizeof(struct emu_node_info));
+    l->off_bar = l->off_bells + nnodes * sizeof(struct emu_node_bell);
+    l->off_cmd = page_up(l->off_bar + sizeof(struct emu_job_bar));
     l->off_cq = page_up(l->off_cmd + nranks * l->cmd_bytes);
     l->off_net = page_up(l->off_cq + nranks * l->cq_bytes);
     l->total = page_up(l->off_net + sizeof(struct emu_netcfg));
@@ -85,6 +89,8 @@ static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
     g->heap_size = h->heap_size;
     g->off_ranks = h->off_ranks;
     g->off_nodes = h->off_nodes;
+    g->off_bells = h->off_bells;
+    g->off_bar = h->off_bar;
     g->off_cmd = h->off_cmd;
     g->off_cq = h->off_cq;
     g->off_net = h->off_net;
@@ -102,6 +108,8 @@ static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
     char *b = (char *)j->hdr;
     j->ranks = (struct emu_rank_info *)(b + g->off_ranks);
     j->nodes = (struct emu_node_info *)(b + g->off_nodes);
+    j->bells = (struct emu_node_bell *)(b + g->off_bells);
+    j->bar = (struct emu_job_bar *)(b + g->off_bar);
 }
 
 int emu_job_create(struct emu_job *j, const char *jobid,
@@ -134,6 +142,8 @@ int emu_job_create(struct emu_job *j, const char *jobid,
     h->total_size = l.total;
     h->off_ranks = l.off_ranks;
     h->off_nodes = l.off_nodes;
+    h->off_bells = l.off_bells;
+    h->off_bar = l.off_bar;
     h->off_cmd = l.off_cmd;
     h->off_cq = l.off_cq;
     h->off_net = l.off_net;
@@ -155,7 +165,7 @@ int emu_job_create(struct emu_job *j, const char *jobid,
         emu_ring_format(emu_job_cq_ring(j, r), g->cq_slots);
     }
     for (uint32_t n = 0; n < g->nnodes; n++)
-        emu_waiter_init(&j->nodes[n].doorbell, efds ? efds[n] : -1);
+        emu_waiter_init(&j->bells[n].doorbell, efds ? efds[n] : -1);
     /* the ideal machine until the launcher says otherwise */
     struct emu_netcfg *net = emu_job_netcfg(j);
     net->magic = EMU_NET_MAGIC;
@@ -179,22 +189,24 @@ static int header_ok(const struct emu_job_hdr *h, size_t size)
     compute(h->nnodes, h->ranks_per_node, h->cmd_slots, h->cq_slots, h->wire_slots, &l);
     return l.total == size && l.total == h->total_size &&
            l.off_ranks == h->off_ranks && l.off_nodes == h->off_nodes &&
+           l.off_bells == h->off_bells && l.off_bar == h->off_bar &&
            l.off_cmd == h->off_cmd && l.off_cq == h->off_cq &&
            l.off_net == h->off_net &&
            l.cmd_bytes == h->cmd_bytes &&
            l.cq_bytes == h->cq_bytes && l.wire_bytes == h->wire_bytes;
 }
 
-int emu_job_attach(struct emu_job *j, const char *jobid)
+static int job_path(char *path, size_t n, const char *jobid)
 {
-    char path[EMU_PATH_MAX];
     if (!jobid || strlen(jobid) >= EMU_JOBID_MAX || strchr(jobid, '/') ||
-        emu_shm_path(path, sizeof path, jobid, "job") != 0)
+        emu_shm_path(path, n, jobid, "job") != 0)
         return -EINVAL;
-    size_t size;
-    void *p = emu_shm_open(path, &size, NULL);
-    if (!p)
-        return -errno;
+    return 0;
+}
+
+/* Validate the mapping p of size bytes and bind j to it. */
+static int attach_mapped(struct emu_job *j, void *p, size_t size)
+{
     j->hdr = p;
     j->size = size;
     j->fd = -1;
@@ -212,6 +224,81 @@ int emu_job_attach(struct emu_job *j, const char *jobid)
     }
     bind_tables(j, &snap);
     return 0;
+}
+
+int emu_job_attach(struct emu_job *j, const char *jobid)
+{
+    char path[EMU_PATH_MAX];
+    int rc = job_path(path, sizeof path, jobid);
+    if (rc)
+        return rc;
+    size_t size;
+    void *p = emu_shm_open(path, &size, NULL);
+    if (!p)
+        return -errno;
+    return attach_mapped(j, p, size);
+}
+
+/* Map [off, off + len) of fd writable over the read-only view. */
+static int window(struct emu_job *j, int fd, uint64_t off, uint64_t len)
+{
+    void *at = (char *)j->hdr + off;
+    void *p = mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)off);
+    return p == at ? 0 : -errno;
+}
+
+int emu_job_attach_rank(struct emu_job *j, const char *jobid, uint32_t rank)
+{
+    char path[EMU_PATH_MAX];
+    int rc = job_path(path, sizeof path, jobid);
+    if (rc)
+        return rc;
+    if (sysconf(_SC_PAGESIZE) != EMU_PAGE) {
+        /* the tables are laid out in 4 KiB pages: no narrower window */
+        if ((rc = emu_job_attach(j, jobid)) == 0 && rank >= j->geo.nranks) {
+            emu_job_detach(j);
+            rc = -EINVAL;
+        }
+        return rc;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) != 0)
+        rc = -errno;
+    else if (st.st_size <= 0)
+        rc = -EPROTO;
+    else if ((p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
+        rc = -errno;
+    close(fd);
+    if (rc)
+        return rc;
+    if ((rc = attach_mapped(j, p, (size_t)st.st_size)) != 0)
+        return rc;
+    const struct emu_job_geo *g = &j->geo;
+    if (rank >= g->nranks) {
+        emu_job_detach(j);
+        return -EINVAL;
+    }
+    /* The same object again, writable, for our own pieces only; the rank
+     * keeps no writable descriptor of it. */
+    uint32_t node = rank / g->ranks_per_node;
+    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+        rc = -errno;
+    else if ((rc = window(j, fd, g->off_ranks + (uint64_t)rank * sizeof(struct emu_rank_info),
+                          sizeof(struct emu_rank_info))) == 0 &&
+             (rc = window(j, fd, g->off_cmd + (uint64_t)rank * g->cmd_bytes, g->cmd_bytes)) == 0 &&
+             (rc = window(j, fd, g->off_cq + (uint64_t)rank * g->cq_bytes, g->cq_bytes)) == 0 &&
+             (rc = window(j, fd, g->off_bells + (uint64_t)node * sizeof(struct emu_node_bell),
+                          sizeof(struct emu_node_bell))) == 0)
+        rc = window(j, fd, g->off_bar, sizeof(struct emu_job_bar));
+    if (fd >= 0)
+        close(fd);
+    if (rc)
+        emu_job_detach(j);
+    return rc;
 }
 
 int emu_job_wire_create(struct emu_job *j)

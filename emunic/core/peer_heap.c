@@ -40,7 +40,7 @@ void *emunic_peer_heap(uint32_t rank, size_t *len)
         atomic_load_explicit(&CL.job.ranks[rank].heap_base, memory_order_acquire)) {
         char path[EMU_PATH_MAX], what[32];
         snprintf(what, sizeof what, "heap.%u", rank);
-        if (emu_shm_path(path, sizeof path, CL.job.hdr->jobid, what) == 0 &&
+        if (emu_shm_path(path, sizeof path, CL.job.geo.jobid, what) == 0 &&
             (p = emu_shm_open(path, &peers[rank].size, NULL)) != NULL)
             peers[rank].ptr = p;
     }

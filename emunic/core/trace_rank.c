@@ -87,7 +87,7 @@ static void resolve(void)
             snprintf(path, sizeof path, "%s/rank%u.part", net->trace_dir, CL.rank) < (int)sizeof path) {
             int rc = emu_tracebuf_open(&T.tb, path, net->start_ns);
             if (rc == 0) {
-                uint32_t rpn = CL.job.hdr->ranks_per_node;
+                uint32_t rpn = CL.job.geo.ranks_per_node;
                 T.rank = CL.rank;
                 T.pid = CL.node;
                 T.tid = CL.node * (rpn + 1) + 1 + CL.local;

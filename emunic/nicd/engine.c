@@ -212,7 +212,7 @@ static void wire_push(struct emu_nic *nic, uint32_t node, const struct emu_msg *
         else
             EMU_CTR_ADD(nic->ctr, lost, 1); /* out of memory: the link protocol, if on, resends */
     }
-    emu_waiter_notify_fd(&nic->job.nodes[node].doorbell, nic->doorbell_fd[node]);
+    emu_waiter_notify_fd(&nic->job.bells[node].doorbell, nic->doorbell_fd[node]);
 }
 
 /* Bytes a message puts on the wire besides its header: writes and AMs
@@ -459,7 +459,7 @@ static int turn(struct emu_nic *nic)
             int k;
             if (nic->wire_backlog[n].head && (k = mq_flush(nic, &nic->wire_backlog[n], &nic->wire_out[n]))) {
                 nic->wire_parked -= (size_t)k;
-                emu_waiter_notify_fd(&nic->job.nodes[n].doorbell, nic->doorbell_fd[n]);
+                emu_waiter_notify_fd(&nic->job.bells[n].doorbell, nic->doorbell_fd[n]);
             }
         }
         for (uint32_t l = 0; l < nic->nlocal; l++) {
@@ -592,7 +592,7 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, 
     nic->nlocal = g->ranks_per_node;
     nic->first = node * g->ranks_per_node;
     nic->ctr = &nic->job.nodes[node].ctr;
-    nic->doorbell = &nic->job.nodes[node].doorbell;
+    nic->doorbell = &nic->job.bells[node].doorbell;
     nic->cmd = calloc(nic->nlocal, sizeof *nic->cmd);
     nic->cq = calloc(nic->nlocal, sizeof *nic->cq);
     nic->cq_backlog = calloc(nic->nlocal, sizeof *nic->cq_backlog);
@@ -604,8 +604,10 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, 
     nic->cmd_stuck = calloc(nic->nlocal, sizeof *nic->cmd_stuck);
     nic->held_since = calloc(nic->nlocal, sizeof *nic->held_since);
     nic->held_at = calloc(nic->nlocal, sizeof *nic->held_at);
+    nic->refused_seen = calloc(nic->nlocal, sizeof *nic->refused_seen);
     if (!nic->cmd || !nic->cq || !nic->cq_backlog || !nic->wire_out || !nic->wire_backlog || !nic->eq_asked ||
-        !nic->fenced || !nic->cq_tail || !nic->cmd_stuck || !nic->held_since || !nic->held_at)
+        !nic->fenced || !nic->cq_tail || !nic->cmd_stuck || !nic->held_since || !nic->held_at ||
+        !nic->refused_seen)
         return -ENOMEM;
     for (uint32_t l = 0; l < nic->nlocal; l++) {
         if (emu_ring_attach(&nic->cmd[l], emu_job_cmd_ring(&nic->job, nic->first + l), g->cmd_slots) ||
@@ -636,6 +638,8 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, 
 
 void nic_close(struct emu_nic *nic)
 {
+    if (nic->refused_seen && nic->ctr)
+        guard_hints(nic); /* the last refusals the ranks counted */
     link_fini(nic);
     trace_close(nic);
     modules_fini(nic);
@@ -657,6 +661,7 @@ void nic_close(struct emu_nic *nic)
     free(nic->cmd_stuck);
     free(nic->held_since);
     free(nic->held_at);
+    free(nic->refused_seen);
     guard_close(nic);
     emu_job_detach(&nic->job);
 }

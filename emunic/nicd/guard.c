@@ -186,6 +186,13 @@ void guard_hints(struct emu_nic *nic)
                 atomic_store_explicit(&nic->ctr->hog_watch, 1, memory_order_relaxed);
                 break;
             }
+    /* a rank's count is its own to garble: it can only skew its node's */
+    for (uint32_t l = 0; l < nic->nlocal; l++) {
+        uint64_t v = atomic_load_explicit(&nic->job.ranks[nic->first + l].refused, memory_order_relaxed);
+        if (v > nic->refused_seen[l])
+            EMU_CTR_ADD(nic->ctr, refused, v - nic->refused_seen[l]);
+        nic->refused_seen[l] = v;
+    }
     atomic_store_explicit(&nic->ctr->hog_yields, emu_poll_hogs(), memory_order_relaxed);
 }
 

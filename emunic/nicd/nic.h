@@ -72,6 +72,7 @@ struct emu_nic {
     uint64_t wire_held;        /* turns without taking commands for it */
     int64_t last_scan;
     bool hogs_expected; /* a local rank said EMU_HINT_HOGS */
+    uint64_t *refused_seen;    /* [nlocal] each rank's own refusal count, as last added */
     struct emu_ring *cmd;      /* [nlocal] we consume */
     struct emu_ring *cq;       /* [nlocal] we produce */
     struct mq *cq_backlog;     /* [nlocal] */
@@ -141,8 +142,10 @@ void nic_fence(struct emu_nic *nic, uint32_t rank, int what, const char *fmt, ..
 /* Checks of a local rank's command queue the consumer can make: called
  * when idle and every GUARD_SCAN_NS while busy. */
 void guard_scan(struct emu_nic *nic, int64_t now);
-/* Take up the local ranks' EMU_HINT_HOGS (emunic_expect_hogs) and publish
- * the hog counters: at every scan and before every sleep. */
+/* Take up the local ranks' EMU_HINT_HOGS (emunic_expect_hogs), add what
+ * they counted themselves (refusals: the node's counters are read-only to
+ * ranks) and publish the hog counters: at every scan, before every sleep
+ * and once more at the end. */
 void guard_hints(struct emu_nic *nic);
 #define GUARD_SCAN_NS 50000000ll
 /* Push to local rank l's completion queue (we are its only producer) and

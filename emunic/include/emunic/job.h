@@ -8,7 +8,17 @@
  * launcher hands to its daemons by descriptor (emu_job_wire_create,
  * emu_job_wire_map), which no rank maps or inherits. So a rank's stray
  * store can reach its own queues and entries, never the packets between
- * NICs or the links' state. */
+ * NICs or the links' state.
+ *
+ * Within the segment a rank may write only what is its own, and the
+ * kernel holds it to that: a rank maps the segment read-only and then
+ * maps, writable, just its own rank entry, command queue and completion
+ * queue, its node's doorbell and the job's barrier page
+ * (emu_job_attach_rank). So every table that one of those pieces sits in
+ * is laid out in whole pages (EMU_PAGE); a rank's stray store into the
+ * header, another rank's entry or queues, the node table or the network
+ * configuration faults in that rank, as a store into another process's
+ * queue pair would on a real NIC. */
 #ifndef EMUNIC_JOB_H
 #define EMUNIC_JOB_H
 
@@ -24,12 +34,16 @@
 #include "emunic/waiter.h"
 
 #define EMU_JOB_MAGIC 0x656d756e69636a62ull /* "emunicjb" */
-#define EMU_JOB_VERSION 6
+#define EMU_JOB_VERSION 7
 
 #define EMU_MAX_NODES 1024
 #define EMU_MAX_RANKS_PER_NODE 1024
 #define EMU_DEFAULT_MAX_RANKS 1024
 #define EMU_DEFAULT_HEAP (128ull << 20)
+/* The grain of a rank's write access to the segment: what a rank may
+ * write starts and ends on this boundary. Hosts with larger pages map
+ * the rank's segment writable whole (emu_job_attach_rank). */
+#define EMU_PAGE 4096u
 
 struct emu_job_params {
     uint32_t nnodes;
@@ -57,8 +71,10 @@ struct emu_promo {
     _Atomic uint32_t key;       /* the region it serves: unusable once retracted */
 };
 
+/* Written by its rank (and its NIC): whole pages, so that the rank's
+ * writable window holds nothing else. */
 struct emu_rank_info {
-    _Alignas(64) _Atomic int32_t pid;
+    _Alignas(EMU_PAGE) _Atomic int32_t pid;
     uint32_t node;
     uint32_t local;
     _Atomic uint32_t state;
@@ -66,17 +82,30 @@ struct emu_rank_info {
     uint64_t heap_size;
     _Atomic uint32_t space_key; /* whole-address-space region, 0 = none */
     _Atomic uint32_t hints;     /* EMU_HINT_*, rank-written: only how the NIC polls */
+    _Atomic uint64_t refused;   /* its fault-plan refusals: the NIC adds them to its node's */
     struct emu_waiter cq_waiter; /* the rank sleeps here for completions */
     struct emu_region regions[EMU_MAX_REGIONS];
     _Atomic uint32_t promo_gen; /* bumped after every change of promo[] */
     struct emu_promo promo[EMU_MAX_PROMO];
 };
 
+/* The NIC daemon's, read-only to ranks. */
 struct emu_node_info {
-    _Alignas(64) struct emu_waiter doorbell; /* the NIC daemon sleeps here */
-    _Atomic int32_t daemon_pid;
+    _Alignas(64) _Atomic int32_t daemon_pid;
     _Atomic uint32_t ready;
     struct emu_nic_counters ctr;
+};
+
+/* A node's doorbell, in a page of its own: the node's ranks write it (a
+ * producer clears the sleep flag it rings for). */
+struct emu_node_bell {
+    _Alignas(EMU_PAGE) struct emu_waiter doorbell; /* the NIC daemon sleeps here */
+};
+
+/* The start-up barrier (emunic_barrier), the one page every rank writes. */
+struct emu_job_bar {
+    _Alignas(EMU_PAGE) _Atomic uint32_t count;
+    _Atomic uint32_t gen;
 };
 
 struct emu_job_hdr {
@@ -89,14 +118,12 @@ struct emu_job_hdr {
     int32_t launcher_pid;
     uint64_t heap_size;
     uint64_t total_size;
-    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net;
+    uint64_t off_ranks, off_nodes, off_bells, off_bar, off_cmd, off_cq, off_net;
     uint64_t cmd_bytes, cq_bytes, wire_bytes; /* per ring (wire: in the daemons' object) */
     int64_t created_ns;
     char jobid[EMU_JOBID_MAX];
     char nic[16];
     _Atomic uint32_t abort; /* set by the launcher on teardown */
-    _Alignas(64) _Atomic uint32_t bar_count;
-    _Atomic uint32_t bar_gen;
 };
 
 /* The job's geometry as it was when the header was validated (create or
@@ -108,7 +135,7 @@ struct emu_job_geo {
     uint32_t nnodes, ranks_per_node, nranks;
     uint32_t cmd_slots, cq_slots, wire_slots;
     uint64_t heap_size;
-    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net;
+    uint64_t off_ranks, off_nodes, off_bells, off_bar, off_cmd, off_cq, off_net;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
     uint64_t wire_off_rings, wire_size; /* the daemons' object: links at 0, then the rings */
     int64_t created_ns;
@@ -124,6 +151,8 @@ struct emu_job {
     void *wire; /* the daemons' object, NULL unless created or mapped */
     struct emu_rank_info *ranks;
     struct emu_node_info *nodes;
+    struct emu_node_bell *bells;
+    struct emu_job_bar *bar;
     struct emu_job_geo geo; /* private: use this, not hdr, for geometry */
 };
 
@@ -141,6 +170,12 @@ int emu_job_create(struct emu_job *j, const char *jobid,
  * store racing the check cannot slip past it), and fill j->geo. Returns 0
  * or -errno (-EPROTO for a segment that is not a well-formed job). */
 int emu_job_attach(struct emu_job *j, const char *jobid);
+/* A rank: as emu_job_attach, but the segment is mapped from a read-only
+ * descriptor (mprotect cannot make it writable) and only rank's own
+ * entry and queues, its node's doorbell and the barrier page are mapped
+ * over it writable. Returns 0 or -errno; -EINVAL for a rank outside the
+ * job. */
+int emu_job_attach_rank(struct emu_job *j, const char *jobid, uint32_t rank);
 void emu_job_detach(struct emu_job *j);
 
 /* Launcher, after emu_job_create: make the daemons' object (a memfd,
