@@ -108,13 +108,14 @@ void be_ctrs_read(struct be_ctrs *c)
         c->rank_sleeps += LD(ri->cq_waiter.sleeps);
         c->rank_wakeups += LD(ri->cq_waiter.wakeups);
         c->rank_doorbells += LD(ri->cq_waiter.doorbells);
+        c->nic_doorbells += LD(ri->nic_bell.doorbells); /* a rank rings its NIC here */
         add_csw(LD(ri->pid), c);
     }
     for (uint32_t n = 0; n < h->nnodes; n++) {
         struct emu_node_info *ni = &job.nodes[n];
         c->nic_sleeps += LD(ni->ctr.sleeps);
         c->nic_wakeups += LD(ni->ctr.wakeups);
-        c->nic_doorbells += LD(job.bells[n].doorbell.doorbells);
+        c->nic_doorbells += LD(ni->doorbell.doorbells);
         c->nic_idle_polls += LD(ni->ctr.polls_idle);
         c->nic_cmds += LD(ni->ctr.cmds);
         c->shm_copies += LD(ni->ctr.shm_copies);

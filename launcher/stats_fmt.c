@@ -149,6 +149,17 @@ static void jcounters(FILE *f, const uint64_t *v)
     fputc('}', f);
 }
 
+/* Times a producer rang node n's daemon: other daemons on its doorbell,
+ * its ranks each on the bell in their own entry. */
+static unsigned long long daemon_rings(const struct emu_job *j, uint32_t n)
+{
+    const struct emu_job_geo *g = &j->geo;
+    unsigned long long k = atomic_load(&j->nodes[n].doorbell.doorbells);
+    for (uint32_t r = n * g->ranks_per_node; r < (n + 1) * g->ranks_per_node; r++)
+        k += atomic_load(&j->ranks[r].nic_bell.doorbells);
+    return k;
+}
+
 int stats_print_json(FILE *f, const struct emu_job *j, bool live)
 {
     const struct emu_job_geo *h = &j->geo;
@@ -187,8 +198,8 @@ int stats_print_json(FILE *f, const struct emu_job *j, bool live)
         fprintf(f, "%s\n    {\"node\": %u, \"daemon_pid\": %d, \"daemon_wakeups\": %llu, "
                    "\"daemon_doorbells\": %llu, \"counters\": ",
                 n ? "," : "", n, (int)atomic_load(&j->nodes[n].daemon_pid),
-                (unsigned long long)atomic_load(&j->bells[n].doorbell.wakeups),
-                (unsigned long long)atomic_load(&j->bells[n].doorbell.doorbells));
+                (unsigned long long)atomic_load(&j->nodes[n].doorbell.wakeups),
+                (unsigned long long)daemon_rings(j, n));
         jcounters(f, v);
         fputc('}', f);
     }

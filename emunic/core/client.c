@@ -86,8 +86,8 @@ int emunic_init(void)
         rc = -ENOENT;
         goto out;
     }
-    /* writable: our own entry and queues, our node's doorbell and the
-     * barrier; a stray store anywhere else in the segment faults here */
+    /* writable: our own entry and queues; a stray store anywhere else in
+     * the segment faults here */
     rc = emu_job_attach_rank(&CL.job, jobid, rank);
     if (rc)
         goto out;
@@ -99,7 +99,7 @@ int emunic_init(void)
     CL.node = rank / g->ranks_per_node;
     CL.local = rank % g->ranks_per_node;
     CL.me = &CL.job.ranks[rank];
-    CL.bell = &CL.job.bells[CL.node].doorbell;
+    CL.bell = &CL.me->nic_bell;
     if (emu_ring_attach(&CL.cmd, emu_job_cmd_ring(&CL.job, rank), g->cmd_slots) ||
         emu_ring_attach(&CL.cq, emu_job_cq_ring(&CL.job, rank), g->cq_slots)) {
         emu_job_detach(&CL.job);
@@ -312,41 +312,39 @@ void emunic_expect_hogs(void)
 
 /* ---- barrier ---- */
 
-static int rank_gone(void)
-{
-    for (uint32_t r = 0; r < CL.size; r++)
-        if (atomic_load_explicit(&CL.job.ranks[r].state, memory_order_acquire) == EMU_RANK_DONE)
-            return 1;
-    return 0;
-}
-
+/* Each rank counts the barriers it has entered in its own entry and wakes
+ * whoever waits on that word; a rank waits until every rank's count has
+ * reached its own. Nothing here is written by more than one rank, so no
+ * rank's stray store can release or wedge another's barrier. */
 int emunic_barrier(void)
 {
     if (!CL.refs)
         return -EINVAL;
-    struct emu_job_bar *b = CL.job.bar;
-    uint32_t gen = atomic_load(&b->gen);
-    if (atomic_fetch_add(&b->count, 1) + 1 == CL.size) {
-        atomic_store(&b->count, 0);
-        atomic_fetch_add(&b->gen, 1);
-        syscall(SYS_futex, (uint32_t *)&b->gen, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-        return 0;
-    }
+    uint32_t want = atomic_fetch_add(&CL.me->bar_seq, 1) + 1;
+    syscall(SYS_futex, (uint32_t *)&CL.me->bar_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
     int64_t start = emu_now_ns();
-    while (atomic_load(&b->gen) == gen) {
+    for (uint32_t r = 0; r < CL.size;) {
+        _Atomic uint32_t *seq = &CL.job.ranks[r].bar_seq;
+        uint32_t v = atomic_load(seq);
+        if ((int32_t)(v - want) >= 0) {
+            r++;
+            continue;
+        }
         if (emu_now_ns() - start < CL.poll_ns) {
             atomic_fetch_add_explicit(&CL.me->cq_waiter.yields, 1, memory_order_relaxed);
             sched_yield();
             continue;
         }
+        /* a read-only view is enough for FUTEX_WAIT on a shared mapping */
         struct timespec ts = {0, 100000000};
-        syscall(SYS_futex, (uint32_t *)&b->gen, FUTEX_WAIT, gen, &ts, NULL, 0);
+        syscall(SYS_futex, (uint32_t *)seq, FUTEX_WAIT, v, &ts, NULL, 0);
         if (atomic_load(&CL.job.hdr->abort))
             return -EPIPE;
-        /* a rank that has exited (or was killed, --keep-going) can never
-         * arrive; the generation is checked first, since the last rank in
-         * may complete the barrier and exit before we look */
-        if (atomic_load(&b->gen) == gen && rank_gone())
+        /* a rank that has exited (or was killed, --keep-going) before
+         * arriving never will; its count is read again first, since it may
+         * have arrived and exited since */
+        if (atomic_load_explicit(&CL.job.ranks[r].state, memory_order_acquire) == EMU_RANK_DONE &&
+            (int32_t)(atomic_load(seq) - want) < 0)
             return -EPIPE;
     }
     return 0;

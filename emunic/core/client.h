@@ -16,7 +16,7 @@ struct emu_client {
     struct emu_job job;
     uint32_t rank, size, node, nnodes, local, lsize;
     struct emu_rank_info *me;
-    struct emu_waiter *bell; /* our node's NIC doorbell, in the page we may write */
+    struct emu_waiter *bell; /* where we ring our NIC: our own entry's nic_bell */
     struct emu_ring cmd; /* we produce */
     int doorbell_fd;     /* our node's NIC doorbell, as the launcher gave it */
     int32_t nic_pid;     /* our node's NIC daemon, as the launcher gave it (0: unknown) */

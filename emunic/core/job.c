@@ -17,7 +17,7 @@ static uint64_t page_up(uint64_t x) { return (x + 4095) & ~(uint64_t)4095; }
 static uint64_t line_up(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
 
 struct layout {
-    uint64_t off_ranks, off_nodes, off_bells, off_bar, off_cmd, off_cq, off_net, total;
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net, total;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
     uint64_t wire_off_rings, wire_size;
 };
@@ -32,9 +32,7 @@ static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
     l->wire_bytes = line_up(emu_ring_bytes(wire));
     l->off_ranks = page_up(sizeof(struct emu_job_hdr));
     l->off_nodes = page_up(l->off_ranks + nranks * sizeof(struct emu_rank_info));
-    l->off_bells = page_up(l->off_nodes + nnodes * sizeof(struct emu_node_info));
-    l->off_bar = l->off_bells + nnodes * sizeof(struct emu_node_bell);
-    l->off_cmd = page_up(l->off_bar + sizeof(struct emu_job_bar));
+    l->off_cmd = page_up(l->off_nodes + nnodes * sizeof(struct emu_node_info));
     l->off_cq = page_up(l->off_cmd + nranks * l->cmd_bytes);
     l->off_net = page_up(l->off_cq + nranks * l->cq_bytes);
     l->total = page_up(l->off_net + sizeof(struct emu_netcfg));
@@ -89,8 +87,6 @@ static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
     g->heap_size = h->heap_size;
     g->off_ranks = h->off_ranks;
     g->off_nodes = h->off_nodes;
-    g->off_bells = h->off_bells;
-    g->off_bar = h->off_bar;
     g->off_cmd = h->off_cmd;
     g->off_cq = h->off_cq;
     g->off_net = h->off_net;
@@ -108,8 +104,6 @@ static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
     char *b = (char *)j->hdr;
     j->ranks = (struct emu_rank_info *)(b + g->off_ranks);
     j->nodes = (struct emu_node_info *)(b + g->off_nodes);
-    j->bells = (struct emu_node_bell *)(b + g->off_bells);
-    j->bar = (struct emu_job_bar *)(b + g->off_bar);
 }
 
 int emu_job_create(struct emu_job *j, const char *jobid,
@@ -142,8 +136,6 @@ int emu_job_create(struct emu_job *j, const char *jobid,
     h->total_size = l.total;
     h->off_ranks = l.off_ranks;
     h->off_nodes = l.off_nodes;
-    h->off_bells = l.off_bells;
-    h->off_bar = l.off_bar;
     h->off_cmd = l.off_cmd;
     h->off_cq = l.off_cq;
     h->off_net = l.off_net;
@@ -161,11 +153,12 @@ int emu_job_create(struct emu_job *j, const char *jobid,
         ri->local = r % g->ranks_per_node;
         ri->heap_size = g->heap_size;
         emu_waiter_init(&ri->cq_waiter, -1);
+        emu_waiter_init(&ri->nic_bell, efds ? efds[ri->node] : -1);
         emu_ring_format(emu_job_cmd_ring(j, r), g->cmd_slots);
         emu_ring_format(emu_job_cq_ring(j, r), g->cq_slots);
     }
     for (uint32_t n = 0; n < g->nnodes; n++)
-        emu_waiter_init(&j->bells[n].doorbell, efds ? efds[n] : -1);
+        emu_waiter_init(&j->nodes[n].doorbell, efds ? efds[n] : -1);
     /* the ideal machine until the launcher says otherwise */
     struct emu_netcfg *net = emu_job_netcfg(j);
     net->magic = EMU_NET_MAGIC;
@@ -189,7 +182,6 @@ static int header_ok(const struct emu_job_hdr *h, size_t size)
     compute(h->nnodes, h->ranks_per_node, h->cmd_slots, h->cq_slots, h->wire_slots, &l);
     return l.total == size && l.total == h->total_size &&
            l.off_ranks == h->off_ranks && l.off_nodes == h->off_nodes &&
-           l.off_bells == h->off_bells && l.off_bar == h->off_bar &&
            l.off_cmd == h->off_cmd && l.off_cq == h->off_cq &&
            l.off_net == h->off_net &&
            l.cmd_bytes == h->cmd_bytes &&
@@ -284,16 +276,12 @@ int emu_job_attach_rank(struct emu_job *j, const char *jobid, uint32_t rank)
     }
     /* The same object again, writable, for our own pieces only; the rank
      * keeps no writable descriptor of it. */
-    uint32_t node = rank / g->ranks_per_node;
     if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
         rc = -errno;
     else if ((rc = window(j, fd, g->off_ranks + (uint64_t)rank * sizeof(struct emu_rank_info),
                           sizeof(struct emu_rank_info))) == 0 &&
-             (rc = window(j, fd, g->off_cmd + (uint64_t)rank * g->cmd_bytes, g->cmd_bytes)) == 0 &&
-             (rc = window(j, fd, g->off_cq + (uint64_t)rank * g->cq_bytes, g->cq_bytes)) == 0 &&
-             (rc = window(j, fd, g->off_bells + (uint64_t)node * sizeof(struct emu_node_bell),
-                          sizeof(struct emu_node_bell))) == 0)
-        rc = window(j, fd, g->off_bar, sizeof(struct emu_job_bar));
+             (rc = window(j, fd, g->off_cmd + (uint64_t)rank * g->cmd_bytes, g->cmd_bytes)) == 0)
+        rc = window(j, fd, g->off_cq + (uint64_t)rank * g->cq_bytes, g->cq_bytes);
     if (fd >= 0)
         close(fd);
     if (rc)

@@ -212,7 +212,7 @@ static void wire_push(struct emu_nic *nic, uint32_t node, const struct emu_msg *
         else
             EMU_CTR_ADD(nic->ctr, lost, 1); /* out of memory: the link protocol, if on, resends */
     }
-    emu_waiter_notify_fd(&nic->job.bells[node].doorbell, nic->doorbell_fd[node]);
+    emu_waiter_notify_fd(&nic->job.nodes[node].doorbell, nic->doorbell_fd[node]);
 }
 
 /* Bytes a message puts on the wire besides its header: writes and AMs
@@ -459,7 +459,7 @@ static int turn(struct emu_nic *nic)
             int k;
             if (nic->wire_backlog[n].head && (k = mq_flush(nic, &nic->wire_backlog[n], &nic->wire_out[n]))) {
                 nic->wire_parked -= (size_t)k;
-                emu_waiter_notify_fd(&nic->job.bells[n].doorbell, nic->doorbell_fd[n]);
+                emu_waiter_notify_fd(&nic->job.nodes[n].doorbell, nic->doorbell_fd[n]);
             }
         }
         for (uint32_t l = 0; l < nic->nlocal; l++) {
@@ -486,6 +486,19 @@ static bool has_work(void *arg)
         if (!nic->fenced[nic->first + l] && nic->cq_backlog[l].n < PARK_SOFT && emu_ring_ready(&nic->cmd[l]))
             return true;
     return false;
+}
+
+/* Say (1) or take back (0) that we are going to sleep: to the other
+ * daemons on our node's doorbell, and to each local rank on the bell in
+ * its own entry, since a rank writes nothing it shares with another. The
+ * fence pairs with the producers' (emu_waiter_notify_fd) before we look
+ * for work again. */
+static void arm_bells(struct emu_nic *nic, uint32_t v)
+{
+    atomic_store_explicit(&nic->doorbell->sleeping, v, memory_order_relaxed);
+    for (uint32_t l = 0; l < nic->nlocal; l++)
+        atomic_store_explicit(&nic->job.ranks[nic->first + l].nic_bell.sleeping, v, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
 }
 
 int nic_run(struct emu_nic *nic)
@@ -524,14 +537,14 @@ int nic_run(struct emu_nic *nic)
         }
         /* announce sleep, re-check, then block; parked messages retry on
          * a short timer since a full peer queue rings no bell for us */
-        atomic_store(&nic->doorbell->sleeping, 1);
+        arm_bells(nic, 1);
         if (has_work(nic)) {
-            atomic_store(&nic->doorbell->sleeping, 0);
+            arm_bells(nic, 0);
             continue;
         }
         int64_t tmo = nic->backlog_total ? 1000000 : 200000000;
         if (model.on && (tmo = model_sleep(now, tmo)) == 0) {
-            atomic_store(&nic->doorbell->sleeping, 0);
+            arm_bells(nic, 0);
             sched_yield();
             continue;
         }
@@ -542,7 +555,7 @@ int nic_run(struct emu_nic *nic)
          * where it died before we asked for that signal */
         if (kill(nic->launcher_pid, 0) != 0 && errno == ESRCH)
             nic->stop = 1;
-        atomic_store(&nic->doorbell->sleeping, 0);
+        arm_bells(nic, 0);
         EMU_CTR_ADD(nic->ctr, wakeups, 1);
         atomic_fetch_add_explicit(&nic->doorbell->wakeups, 1, memory_order_relaxed);
         last = emu_now_ns();
@@ -592,7 +605,7 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, 
     nic->nlocal = g->ranks_per_node;
     nic->first = node * g->ranks_per_node;
     nic->ctr = &nic->job.nodes[node].ctr;
-    nic->doorbell = &nic->job.bells[node].doorbell;
+    nic->doorbell = &nic->job.nodes[node].doorbell;
     nic->cmd = calloc(nic->nlocal, sizeof *nic->cmd);
     nic->cq = calloc(nic->nlocal, sizeof *nic->cq);
     nic->cq_backlog = calloc(nic->nlocal, sizeof *nic->cq_backlog);

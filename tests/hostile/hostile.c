@@ -26,7 +26,7 @@
 #include "emunic/emunic.h"
 #include "emunic/job.h"
 
-enum where { HDR, RANK, NODE, BELL, CMDQ, CQ, NET };
+enum where { HDR, RANK, NODE, CMDQ, CQ, NET };
 
 struct field {
     const char *name;
@@ -65,7 +65,9 @@ static const struct field fields[] = {
     F(RANK, struct emu_rank_info, cq_waiter.efd, "rank.cq_efd"),
     F(RANK, struct emu_rank_info, promo_gen, "rank.promo_gen"),
     F(RANK, struct emu_rank_info, promo[0], "rank.promo"),
-    F(BELL, struct emu_node_bell, doorbell.efd, "node.doorbell_efd"),
+    F(RANK, struct emu_rank_info, nic_bell.sleeping, "rank.nic_bell"),
+    F(RANK, struct emu_rank_info, bar_seq, "rank.bar_seq"),
+    F(NODE, struct emu_node_info, doorbell.efd, "node.doorbell_efd"),
     F(NODE, struct emu_node_info, daemon_pid, "node.daemon_pid"),
     F(NET, struct emu_netcfg, nrules, "net.nrules"),
     F(NET, struct emu_netcfg, m.ndims, "net.ndims"),
@@ -114,8 +116,6 @@ static void *locate(const struct emu_job *j, const struct field *f, uint32_t me)
         return (char *)&j->ranks[me] + f->off;
     case NODE:
         return (char *)&j->nodes[emunic_node()] + f->off;
-    case BELL:
-        return (char *)&j->bells[emunic_node()] + f->off;
     case NET:
         return (char *)emu_job_netcfg(j) + f->off;
     case CMDQ:

@@ -1,6 +1,5 @@
 /* What a rank can write of the job segment (issue 19, emu_job_attach_rank):
- * its own entry and queues, its node's doorbell page and the barrier page,
- * and nothing else. Every rank probes its own mapping of the segment (found
+ * its own entry and queues, and nothing else. Every rank probes its own mapping of the segment (found
  * in /proc/self/maps, as a stray pointer would find it) with atomic adds of
  * zero, which change nothing but are stores to the MMU: each must fault
  * outside those pieces and succeed inside, at both ends of each piece. It
@@ -122,7 +121,7 @@ int main(int argc, char **argv)
     char *view = rank_view(jobid);
     CHECK(view, "no mapping of the job segment in /proc/self/maps");
     CHECK(open_fds_of(jobid) == 0, "the rank holds a descriptor of the job segment");
-    uint32_t me = emunic_rank(), n = emunic_size(), node = emunic_node();
+    uint32_t me = emunic_rank(), n = emunic_size();
 
     if (argc > 1 && strcmp(argv[1], "stray") == 0) {
         emunic_barrier();
@@ -156,6 +155,8 @@ int main(int argc, char **argv)
         piece(view, e, sizeof(struct emu_rank_info), r == me, "rank entry", r);
         expect(view, e + offsetof(struct emu_rank_info, heap_base), r != me, "rank heap_base", r);
         expect(view, e + offsetof(struct emu_rank_info, regions), r != me, "rank regions", r);
+        expect(view, e + offsetof(struct emu_rank_info, nic_bell), r != me, "rank NIC bell", r);
+        expect(view, e + offsetof(struct emu_rank_info, bar_seq), r != me, "rank barrier count", r);
         piece(view, g.off_cmd + (uint64_t)r * g.cmd_bytes, g.cmd_bytes, r == me, "command queue", r);
         piece(view, g.off_cq + (uint64_t)r * g.cq_bytes, g.cq_bytes, r == me, "completion queue", r);
     }
@@ -163,10 +164,8 @@ int main(int argc, char **argv)
         uint64_t e = g.off_nodes + (uint64_t)k * sizeof(struct emu_node_info);
         piece(view, e, sizeof(struct emu_node_info), 0, "node entry", k);
         expect(view, e + offsetof(struct emu_node_info, ctr), 1, "node counters", k);
-        piece(view, g.off_bells + (uint64_t)k * sizeof(struct emu_node_bell), sizeof(struct emu_node_bell),
-              k == node, "node doorbell", k);
+        expect(view, e + offsetof(struct emu_node_info, doorbell), 1, "node doorbell", k);
     }
-    piece(view, g.off_bar, sizeof(struct emu_job_bar), 1, "the barrier page", 0);
     piece(view, g.off_net, sizeof(struct emu_netcfg), 0, "the network configuration", 0);
 
     /* the library goes on working through the same mapping */

@@ -181,7 +181,7 @@ static void test_create_attach(void **state)
             assert_int_equal(atomic_load(&j.ranks[r].regions[k].gen) & 1, 0);
     }
     for (uint32_t n = 0; n < 3; n++) {
-        assert_int_equal(j.bells[n].doorbell.efd, efds[n]);
+        assert_int_equal(j.nodes[n].doorbell.efd, efds[n]);
         assert_int_equal(atomic_load(&j.nodes[n].ready), 0);
         assert_int_equal(atomic_load(&j.nodes[n].ctr.cmds), 0);
     }

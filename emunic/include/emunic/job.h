@@ -13,12 +13,13 @@
  * Within the segment a rank may write only what is its own, and the
  * kernel holds it to that: a rank maps the segment read-only and then
  * maps, writable, just its own rank entry, command queue and completion
- * queue, its node's doorbell and the job's barrier page
- * (emu_job_attach_rank). So every table that one of those pieces sits in
- * is laid out in whole pages (EMU_PAGE); a rank's stray store into the
- * header, another rank's entry or queues, the node table or the network
- * configuration faults in that rank, as a store into another process's
- * queue pair would on a real NIC. */
+ * queue (emu_job_attach_rank), which are laid out in whole pages
+ * (EMU_PAGE). Nothing a rank writes is shared with another rank: it rings
+ * its NIC through a flag in its own entry (nic_bell) and counts its
+ * barriers there (bar_seq). A stray store into the header, another rank's
+ * entry or queues, the node table or the network configuration faults in
+ * the rank that made it, as a store into another process's queue pair
+ * would on a real NIC. */
 #ifndef EMUNIC_JOB_H
 #define EMUNIC_JOB_H
 
@@ -71,8 +72,8 @@ struct emu_promo {
     _Atomic uint32_t key;       /* the region it serves: unusable once retracted */
 };
 
-/* Written by its rank (and its NIC): whole pages, so that the rank's
- * writable window holds nothing else. */
+/* Written by its rank (and its NIC), read by everyone: whole pages, so
+ * that the rank's writable window holds nothing else. */
 struct emu_rank_info {
     _Alignas(EMU_PAGE) _Atomic int32_t pid;
     uint32_t node;
@@ -84,6 +85,10 @@ struct emu_rank_info {
     _Atomic uint32_t hints;     /* EMU_HINT_*, rank-written: only how the NIC polls */
     _Atomic uint64_t refused;   /* its fault-plan refusals: the NIC adds them to its node's */
     struct emu_waiter cq_waiter; /* the rank sleeps here for completions */
+    /* its NIC's doorbell as this rank sees it: the daemon arms it (and
+     * every local rank's) before it sleeps, the rank rings when armed */
+    struct emu_waiter nic_bell;
+    _Atomic uint32_t bar_seq;   /* emunic_barrier calls entered; a futex word */
     struct emu_region regions[EMU_MAX_REGIONS];
     _Atomic uint32_t promo_gen; /* bumped after every change of promo[] */
     struct emu_promo promo[EMU_MAX_PROMO];
@@ -91,21 +96,10 @@ struct emu_rank_info {
 
 /* The NIC daemon's, read-only to ranks. */
 struct emu_node_info {
-    _Alignas(64) _Atomic int32_t daemon_pid;
+    _Alignas(64) struct emu_waiter doorbell; /* the daemon sleeps here; other daemons ring it */
+    _Atomic int32_t daemon_pid;
     _Atomic uint32_t ready;
     struct emu_nic_counters ctr;
-};
-
-/* A node's doorbell, in a page of its own: the node's ranks write it (a
- * producer clears the sleep flag it rings for). */
-struct emu_node_bell {
-    _Alignas(EMU_PAGE) struct emu_waiter doorbell; /* the NIC daemon sleeps here */
-};
-
-/* The start-up barrier (emunic_barrier), the one page every rank writes. */
-struct emu_job_bar {
-    _Alignas(EMU_PAGE) _Atomic uint32_t count;
-    _Atomic uint32_t gen;
 };
 
 struct emu_job_hdr {
@@ -118,7 +112,7 @@ struct emu_job_hdr {
     int32_t launcher_pid;
     uint64_t heap_size;
     uint64_t total_size;
-    uint64_t off_ranks, off_nodes, off_bells, off_bar, off_cmd, off_cq, off_net;
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net;
     uint64_t cmd_bytes, cq_bytes, wire_bytes; /* per ring (wire: in the daemons' object) */
     int64_t created_ns;
     char jobid[EMU_JOBID_MAX];
@@ -135,7 +129,7 @@ struct emu_job_geo {
     uint32_t nnodes, ranks_per_node, nranks;
     uint32_t cmd_slots, cq_slots, wire_slots;
     uint64_t heap_size;
-    uint64_t off_ranks, off_nodes, off_bells, off_bar, off_cmd, off_cq, off_net;
+    uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
     uint64_t wire_off_rings, wire_size; /* the daemons' object: links at 0, then the rings */
     int64_t created_ns;
@@ -151,8 +145,6 @@ struct emu_job {
     void *wire; /* the daemons' object, NULL unless created or mapped */
     struct emu_rank_info *ranks;
     struct emu_node_info *nodes;
-    struct emu_node_bell *bells;
-    struct emu_job_bar *bar;
     struct emu_job_geo geo; /* private: use this, not hdr, for geometry */
 };
 
@@ -172,8 +164,7 @@ int emu_job_create(struct emu_job *j, const char *jobid,
 int emu_job_attach(struct emu_job *j, const char *jobid);
 /* A rank: as emu_job_attach, but the segment is mapped from a read-only
  * descriptor (mprotect cannot make it writable) and only rank's own
- * entry and queues, its node's doorbell and the barrier page are mapped
- * over it writable. Returns 0 or -errno; -EINVAL for a rank outside the
+ * entry and queues are mapped over it writable. Returns 0 or -errno; -EINVAL for a rank outside the
  * job. */
 int emu_job_attach_rank(struct emu_job *j, const char *jobid, uint32_t rank);
 void emu_job_detach(struct emu_job *j);
