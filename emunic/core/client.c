@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 struct emu_client emu_cl = {
@@ -107,7 +108,7 @@ int emunic_init(void)
         goto out;
     }
     /* Our node's doorbell and who may trace us come from the launcher, not
-     * from the segment, which every rank of the job can write. */
+     * from the segment, which a rank that opens it by name can write. */
     uint32_t efd, tracer;
     if (env_u32("EMUNIC_DOORBELL_FD", &efd) != 0 || efd > INT32_MAX || fcntl((int)efd, F_GETFD) < 0) {
         fprintf(stderr, "emunic: EMUNIC_DOORBELL_FD is not an open descriptor: start ranks with emunic-run\n");
@@ -173,7 +174,7 @@ int emu_client_dead(void)
 {
     if (!CL.refs || atomic_load(&CL.job.hdr->abort))
         return 1;
-    int32_t pid = CL.nic_pid; /* not the node table's: any rank can write that */
+    int32_t pid = CL.nic_pid; /* the launcher's word, not the node table's */
     return pid > 0 && kill(pid, 0) != 0 && errno == ESRCH;
 }
 
@@ -316,6 +317,18 @@ void emunic_expect_hogs(void)
  * whoever waits on that word; a rank waits until every rank's count has
  * reached its own. Nothing here is written by more than one rank, so no
  * rank's stray store can release or wedge another's barrier. */
+/* Whether a rank from `from` on has exited (or was killed, --keep-going)
+ * before entering barrier `want`: it never will. Its count is read after
+ * its state, since it may have arrived and exited since. */
+static int rank_missing(uint32_t from, uint32_t want)
+{
+    for (uint32_t r = from; r < CL.size; r++)
+        if (atomic_load_explicit(&CL.job.ranks[r].state, memory_order_acquire) == EMU_RANK_DONE &&
+            (int32_t)(atomic_load(&CL.job.ranks[r].bar_seq) - want) < 0)
+            return 1;
+    return 0;
+}
+
 int emunic_barrier(void)
 {
     if (!CL.refs)
@@ -335,16 +348,15 @@ int emunic_barrier(void)
             sched_yield();
             continue;
         }
-        /* a read-only view is enough for FUTEX_WAIT on a shared mapping */
+        /* a read-only view is enough for FUTEX_WAIT on a shared mapping;
+         * should the kernel refuse it all the same, sleep rather than spin */
         struct timespec ts = {0, 100000000};
-        syscall(SYS_futex, (uint32_t *)seq, FUTEX_WAIT, v, &ts, NULL, 0);
-        if (atomic_load(&CL.job.hdr->abort))
-            return -EPIPE;
-        /* a rank that has exited (or was killed, --keep-going) before
-         * arriving never will; its count is read again first, since it may
-         * have arrived and exited since */
-        if (atomic_load_explicit(&CL.job.ranks[r].state, memory_order_acquire) == EMU_RANK_DONE &&
-            (int32_t)(atomic_load(seq) - want) < 0)
+        if (syscall(SYS_futex, (uint32_t *)seq, FUTEX_WAIT, v, &ts, NULL, 0) != 0 &&
+            errno != ETIMEDOUT && errno != EAGAIN && errno != EINTR) {
+            struct timespec nap = {0, 1000000};
+            nanosleep(&nap, NULL);
+        }
+        if (atomic_load(&CL.job.hdr->abort) || rank_missing(r, want))
             return -EPIPE;
     }
     return 0;

@@ -175,6 +175,9 @@ static void scan_cmdq(struct emu_nic *nic, uint32_t l, int64_t now)
     }
 }
 
+/* More refusals than a rank can be refused between two looks (50 ms) */
+#define REFUSED_STEP (1ull << 32)
+
 void guard_hints(struct emu_nic *nic)
 {
     /* a rank's hint changes only how we poll, whatever it holds */
@@ -186,10 +189,12 @@ void guard_hints(struct emu_nic *nic)
                 atomic_store_explicit(&nic->ctr->hog_watch, 1, memory_order_relaxed);
                 break;
             }
-    /* a rank's count is its own to garble: it can only skew its node's */
+    /* a rank's count is its own to garble: a step back or a jump no rank
+     * can make between two of our looks is not added, so garbage skews its
+     * node's count by at most REFUSED_STEP per look */
     for (uint32_t l = 0; l < nic->nlocal; l++) {
         uint64_t v = atomic_load_explicit(&nic->job.ranks[nic->first + l].refused, memory_order_relaxed);
-        if (v > nic->refused_seen[l])
+        if (v > nic->refused_seen[l] && v - nic->refused_seen[l] <= REFUSED_STEP)
             EMU_CTR_ADD(nic->ctr, refused, v - nic->refused_seen[l]);
         nic->refused_seen[l] = v;
     }

@@ -12,6 +12,14 @@ grep -qxF "[n0.r0] finished" "$OUT" || fail "rank 0 did not finish"
 grep -qxF "[n1.r3] finished" "$OUT" || fail "rank 3 did not finish"
 assert_clean "$(jobid_from)"
 
+case_begin "a barrier a dead rank never reaches fails at once, also behind a stuck rank"
+# rank 2 exits before the barrier and rank 1 never gets there: rank 0 must
+# not wait for rank 1 to learn that the barrier cannot complete
+run -v --keep-going --timeout 8 -N 1 -n 3 -- "$HELPER" tag=$TAG init @2:exit=0 @1:sleep=30000 barrier out=passed
+[[ $(count_out 'passed') -eq 0 ]] || fail "a barrier passed without rank 2"
+expect_err "^emunic-run: rank 0 \(node 0\) exited with code 10$"
+assert_clean "$(jobid_from)"
+
 case_begin "without --keep-going the survivors are stopped"
 run -v -N 2 -n 2 -- "$HELPER" tag=$TAG @1:exit=5 sleep=1200 out=finished
 expect_status 5

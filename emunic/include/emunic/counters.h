@@ -1,5 +1,6 @@
-/* Per-NIC counters, written by the daemon (relaxed atomics; the node's
- * ranks add only `refused`), readable live by anyone who maps the job. */
+/* Per-NIC counters, written by the daemon alone (relaxed atomics; ranks
+ * count their `refused` in their own entries and the daemon adds them
+ * in), readable live by anyone who maps the job. */
 #ifndef EMUNIC_COUNTERS_H
 #define EMUNIC_COUNTERS_H
 
