@@ -5,8 +5,9 @@
  *
  * The last rank is hostile. After the start-up barrier it overwrites FIELD
  * of the job segment (a header field, one of its own rank or node table
- * entries, or its own command/completion queue), then goes on with
- * traffic of its own. Every other rank is a victim: for SECONDS (default
+ * entries, or its own command/completion queue) through a writable mapping
+ * it opens by name (its own view is read-only outside its entry and
+ * queues: core_segment_ro), then goes on with traffic of its own. Every other rank is a victim: for SECONDS (default
  * 1) it writes random bytes from private memory into its peer's heap,
  * reads them back into private memory, compares, and fetch-adds a counter
  * only it touches, checking every value; then it prints
