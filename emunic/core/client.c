@@ -313,10 +313,6 @@ void emunic_expect_hogs(void)
 
 /* ---- barrier ---- */
 
-/* Each rank counts the barriers it has entered in its own entry and wakes
- * whoever waits on that word; a rank waits until every rank's count has
- * reached its own. Nothing here is written by more than one rank, so no
- * rank's stray store can release or wedge another's barrier. */
 /* Whether a rank from `from` on has exited (or was killed, --keep-going)
  * before entering barrier `want`: it never will. Its count is read after
  * its state, since it may have arrived and exited since. */
@@ -329,6 +325,10 @@ static int rank_missing(uint32_t from, uint32_t want)
     return 0;
 }
 
+/* Each rank counts the barriers it has entered in its own entry and wakes
+ * whoever waits on that word; a rank waits until every rank's count has
+ * reached its own. Nothing here is written by more than one rank, so no
+ * rank's stray store can release or wedge another's barrier. */
 int emunic_barrier(void)
 {
     if (!CL.refs)

@@ -164,8 +164,8 @@ int emu_job_create(struct emu_job *j, const char *jobid,
 int emu_job_attach(struct emu_job *j, const char *jobid);
 /* A rank: as emu_job_attach, but the segment is mapped from a read-only
  * descriptor (mprotect cannot make it writable) and only rank's own
- * entry and queues are mapped over it writable. Returns 0 or -errno; -EINVAL for a rank outside the
- * job. */
+ * entry and queues are mapped over it writable. Returns 0 or -errno;
+ * -EINVAL for a rank outside the job. */
 int emu_job_attach_rank(struct emu_job *j, const char *jobid, uint32_t rank);
 void emu_job_detach(struct emu_job *j);
 
