@@ -16,9 +16,9 @@
 # job (the launcher's descendants), SIGKILLs the victim and polls /proc
 # every 2 ms until all of them are gone. Times are from the kill to the
 # last process gone (ms); "left" counts the job's processes still alive
-# 5 s after the kill (then killed by this script) and its /dev/shm objects
-# left after the launcher ended (for a launcher kill: before and after
-# `emunic-run --cleanup`). The summary prints median and worst per victim.
+# 5 s after the kill (then killed by this script) and the processes that
+# still map or hold the job's memory (memfds) after the launcher ended
+# (before and after `emunic-run --cleanup`). The summary prints median and worst per victim.
 set -u
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,7 +40,6 @@ for p in emunic-run core_bw; do
     [ -x "$bin/$p" ] || { echo "run_teardown.sh: $bin/$p is missing; build first" >&2; exit 2; }
 done
 mkdir -p "$(dirname "$out")"
-shm=${EMUNIC_SHM_DIR:-/dev/shm}
 tmp=$(mktemp -d /tmp/emunic-teardown.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -73,7 +72,7 @@ alive() {
     alive_n=${#alive_pids[@]}
 }
 
-echo "victim,trial,ms_to_gone,left_procs,left_shm,left_shm_after_cleanup,launcher_status" >"$out"
+echo "victim,trial,ms_to_gone,left_procs,left_mem,left_mem_after_cleanup,launcher_status" >"$out"
 echo "# teardown host=$(hostname) nproc=$(nproc) date=$(date -u +%FT%TZ) commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null) trials=$trials" >&2
 
 for victim in rank daemon launcher; do
@@ -119,23 +118,27 @@ for victim in rank daemon launcher; do
         [ "$left" -gt 0 ] && kill -9 "${alive_pids[@]}" 2>/dev/null
         wait "$launcher" 2>/dev/null
         status=$?
+        # processes that still map or hold one of the job's memfds
+        holders() { { grep -ls "emunic\.$id\." /proc/[0-9]*/maps; for l in /proc/[0-9]*/fd/*; do
+                          [[ $(readlink "$l" 2>/dev/null) == *"emunic.$id."* ]] && echo "${l%/fd/*}"; done; } |
+                        sed 's|^/proc/\([0-9]*\)/.*|\1|' | sort -u | wc -l; }
         nshm=0 nclean=0
         if [ -n "$id" ]; then
-            nshm=$(compgen -G "$shm/emunic.$id.*" | wc -l)
+            nshm=$(holders)
             if [ "$nshm" -gt 0 ]; then
                 "$bin/emunic-run" --cleanup >/dev/null 2>&1
-                nclean=$(compgen -G "$shm/emunic.$id.*" | wc -l)
+                nclean=$(holders)
             fi
         fi
         echo "$victim,$t,${gone:-timeout},$left,$nshm,$nclean,$status" >>"$out"
-        printf '  %-8s trial %2d: %s ms, %d processes and %d shm objects left (%d after --cleanup)\n' \
+        printf '  %-8s trial %2d: %s ms, %d processes left, %d holding its memory (%d after --cleanup)\n' \
             "$victim" "$t" "${gone:->5000}" "$left" "$nshm" "$nclean" >&2
     done
 done
 
 awk -F, 'NR > 1 { v = $1; n[v]++; if ($3 == "timeout") to[v]++; else { ms[v, ++k[v]] = $3 }
                   lp[v] += $4; ls[v] += ($5 > 0); lc[v] += ($6 > 0) }
-         END { printf "%-8s %6s %9s %9s %9s %12s %14s\n", "victim", "trials", "median_ms", "worst_ms", "timeouts", "procs_left", "shm_left(cln)"
+         END { printf "%-8s %6s %9s %9s %9s %12s %14s\n", "victim", "trials", "median_ms", "worst_ms", "timeouts", "procs_left", "mem_left(cln)"
                for (v in n) { m = k[v]
                    for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (ms[v, j] < ms[v, i]) { x = ms[v, i]; ms[v, i] = ms[v, j]; ms[v, j] = x }
                    printf "%-8s %6d %9s %9s %9d %12d %9d (%d)\n", v, n[v], m ? ms[v, int((m + 1) / 2)] : "-", m ? ms[v, m] : "-", to[v], lp[v], ls[v], lc[v] } }' "$out"

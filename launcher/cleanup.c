@@ -1,8 +1,8 @@
-/* --cleanup: remove what a killed emunic-run left behind. A job is stale
- * when its launcher is gone, or when its segment is not a job at all. A
- * job whose objects are only seconds old and cannot be judged yet may be
- * in the middle of being created, and is left alone. */
-#include <dirent.h>
+/* --cleanup: end what a killed emunic-run left behind. Its memory needs
+ * no removing (memfds go with their last holder); what can be left is a
+ * rank that cleared its death signal, still mapping the job's segment, and
+ * what it started (in the job's cgroup). A job is stale when its launcher,
+ * whose pid its id starts with, no longer holds the segment. */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -14,52 +14,64 @@
 #include <unistd.h>
 
 #include "emunic/cgroup.h"
-#include "emunic/job.h"
+#include "emunic/memfd.h"
 #include "emunic/proc.h"
-#include "emunic/shm.h"
 #include "msg.h"
 #include "opts.h"
 
-#define FRESH_S 10
 #define KILL_WAIT_MS 2000
 
-struct ids {
-    char (*v)[EMU_JOBID_MAX];
+/* The jobs found in /proc, each with the processes that hold or map it. */
+struct job_seen {
+    char id[EMU_JOBID_MAX];
+    bool live;
+    pid_t *pids;
     size_t n, cap;
 };
 
-static void collect(const char *jobid, void *arg)
+struct jobs_seen {
+    struct job_seen *v;
+    size_t n, cap;
+};
+
+static struct job_seen *job_entry(struct jobs_seen *js, const char *id)
 {
-    struct ids *ids = arg;
-    if (ids->n == ids->cap) {
-        size_t cap = ids->cap ? 2 * ids->cap : 16;
-        void *nv = realloc(ids->v, cap * sizeof *ids->v);
+    for (size_t i = 0; i < js->n; i++)
+        if (!strcmp(js->v[i].id, id))
+            return &js->v[i];
+    if (js->n == js->cap) {
+        size_t cap = js->cap ? 2 * js->cap : 8;
+        void *nv = realloc(js->v, cap * sizeof *js->v);
         if (!nv)
-            return;
-        ids->v = nv;
-        ids->cap = cap;
+            return NULL;
+        js->v = nv;
+        js->cap = cap;
     }
-    snprintf(ids->v[ids->n++], EMU_JOBID_MAX, "%s", jobid);
+    struct job_seen *j = &js->v[js->n++];
+    memset(j, 0, sizeof *j);
+    snprintf(j->id, sizeof j->id, "%s", id);
+    return j;
 }
 
-/* Seconds since the newest object of the job was modified. */
-static double newest_age(const char *jobid)
+static void collect(const char *id, pid_t pid, bool holds, void *arg)
 {
-    char prefix[EMU_JOBID_MAX + 16];
-    snprintf(prefix, sizeof prefix, "%s%s.", EMU_SHM_PREFIX, jobid);
-    DIR *d = opendir(emu_shm_dir());
-    if (!d)
-        return 1e9;
-    time_t newest = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        struct stat st;
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 &&
-            fstatat(dirfd(d), e->d_name, &st, 0) == 0 && st.st_mtime > newest)
-            newest = st.st_mtime;
+    struct job_seen *j = job_entry(arg, id);
+    if (!j)
+        return;
+    if (holds && pid == (pid_t)atoi(id))
+        j->live = true;
+    for (size_t i = 0; i < j->n; i++)
+        if (j->pids[i] == pid)
+            return;
+    if (j->n == j->cap) {
+        size_t cap = j->cap ? 2 * j->cap : 8;
+        void *nv = realloc(j->pids, cap * sizeof *j->pids);
+        if (!nv)
+            return;
+        j->pids = nv;
+        j->cap = cap;
     }
-    closedir(d);
-    return newest ? difftime(time(NULL), newest) : 1e9;
+    j->pids[j->n++] = pid;
 }
 
 static size_t read_file(const char *path, char *buf, size_t cap)
@@ -118,18 +130,25 @@ static int kill_one(pid_t pid, const char *jobid, pid_t *killed, int nk)
     return nk;
 }
 
-/* SIGKILL the job's live processes and wait until they are gone. */
-static int kill_job(const struct emu_job *j, const char *jobid)
+/* Whether a process the job started still holds or maps its segment. */
+static bool any_of_job(const struct job_seen *j)
 {
-    uint32_t nn = j->geo.nnodes, nr = j->geo.nranks;
-    pid_t *killed = calloc((size_t)nn + nr + 1, sizeof *killed);
+    for (size_t i = 0; i < j->n; i++)
+        if (alive(j->pids[i]) && belongs_to_job(j->pids[i], j->id))
+            return true;
+    return false;
+}
+
+/* SIGKILL the stale job's live processes and wait until they are gone;
+ * then end what is left in its cgroup. */
+static int kill_job(const struct job_seen *j)
+{
+    pid_t *killed = calloc(j->n + 1, sizeof *killed);
     if (!killed)
         return 0;
     int nk = 0;
-    for (uint32_t i = 0; i < nn; i++)
-        nk = kill_one(atomic_load(&j->nodes[i].daemon_pid), jobid, killed, nk);
-    for (uint32_t r = 0; r < nr; r++)
-        nk = kill_one(atomic_load(&j->ranks[r].pid), jobid, killed, nk);
+    for (size_t i = 0; i < j->n; i++)
+        nk = kill_one(j->pids[i], j->id, killed, nk);
     struct timespec ts = {0, 10 * 1000000};
     for (int t = 0; t < KILL_WAIT_MS / 10; t++) {
         bool any = false;
@@ -145,73 +164,36 @@ static int kill_job(const struct emu_job *j, const char *jobid)
      * (the usual case: the same shell or CI step) */
     char cg[EMU_CGROUP_PATH_MAX];
     struct stat st;
-    if (emu_cgroup_path(jobid, cg, sizeof cg) == 0 && stat(cg, &st) == 0)
+    if (emu_cgroup_path(j->id, cg, sizeof cg) == 0 && stat(cg, &st) == 0)
         (void)emu_cgroup_end(cg, (int64_t)KILL_WAIT_MS * 1000000);
     return nk;
 }
 
-enum verdict { LIVE, STALE, SKIP };
-
-static enum verdict judge(const char *jobid, int *nkilled, char *why,
-                          size_t wn)
-{
-    struct emu_job j;
-    int rc = emu_job_attach(&j, jobid);
-    if (rc == 0) {
-        pid_t lp = j.geo.launcher_pid;
-        enum verdict v = STALE;
-        if (lp == 0 && newest_age(jobid) < FRESH_S)
-            v = LIVE; /* its launcher is still creating it */
-        else if (alive(lp))
-            v = LIVE;
-        else {
-            *nkilled = kill_job(&j, jobid);
-            snprintf(why, wn, "launcher %d is gone", (int)lp);
-        }
-        emu_job_detach(&j);
-        return v;
-    }
-    if (rc == -EPROTO || rc == -EINVAL || rc == -ENOENT || rc == -ENODATA) {
-        if (newest_age(jobid) < FRESH_S)
-            return LIVE;
-        snprintf(why, wn, "not a valid job segment: %s", strerror(-rc));
-        return STALE;
-    }
-    msg("cleanup: cannot inspect job %s: %s", jobid, strerror(-rc));
-    return SKIP;
-}
-
 int cleanup_run(const struct opts *o)
 {
-    struct ids ids = {0};
-    emu_shm_foreach_job(collect, &ids);
-    int removed = 0, live = 0, skipped = 0;
-    for (size_t i = 0; i < ids.n; i++) {
-        const char *id = ids.v[i];
-        int nkilled = 0;
-        char why[160] = "";
-        switch (judge(id, &nkilled, why, sizeof why)) {
-        case LIVE:
+    struct jobs_seen js = {0};
+    emu_memfd_foreach_job(collect, &js);
+    int ended = 0, live = 0;
+    for (size_t i = 0; i < js.n; i++) {
+        struct job_seen *j = &js.v[i];
+        if (j->live) {
             live++;
             if (o->verbose)
-                printf("emunic-run: job %s is live, left alone\n", id);
-            break;
-        case SKIP:
-            skipped++;
-            break;
-        case STALE: {
-            int objs = emu_shm_unlink_job(id);
-            printf("emunic-run: removed stale job %s (%s; killed %d "
-                   "process%s, removed %d object%s)\n", id, why, nkilled,
-                   nkilled == 1 ? "" : "es", objs, objs == 1 ? "" : "s");
-            removed++;
-            break;
+                printf("emunic-run: job %s is live, left alone\n", j->id);
+        } else if (!any_of_job(j)) {
+            /* nobody the job started: a memfd that only has a job's name */
+            if (o->verbose)
+                printf("emunic-run: %s is no job's (no process of it maps it), left alone\n", j->id);
+        } else {
+            int nk = kill_job(j);
+            printf("emunic-run: ended stale job %s (launcher %d is gone; killed %d process%s)\n", j->id,
+                   atoi(j->id), nk, nk == 1 ? "" : "es");
+            ended++;
         }
-        }
+        free(j->pids);
     }
-    printf("emunic-run: cleanup of %s: %d stale job%s removed, %d live job%s "
-           "left alone%s\n", emu_shm_dir(), removed, removed == 1 ? "" : "s",
-           live, live == 1 ? "" : "s", skipped ? ", some could not be read" : "");
-    free(ids.v);
+    free(js.v);
+    printf("emunic-run: cleanup: %d stale job%s ended, %d live job%s left alone\n", ended,
+           ended == 1 ? "" : "s", live, live == 1 ? "" : "s");
     return 0;
 }

@@ -1,11 +1,10 @@
 /* --info: what the host offers (hwloc) and where -N/-n/--bind would put
  * each emulated node, so a user can see oversubscription before running. */
 #include <stdio.h>
-#include <sys/statvfs.h>
 
 #include "bind.h"
 #include "emunic/job.h"
-#include "emunic/shm.h"
+#include "launcher.h"
 #include "opts.h"
 
 static int count(hwloc_topology_t t, hwloc_obj_type_t type)
@@ -71,12 +70,8 @@ static void print_plan(const struct opts *o, const struct bind_plan *b)
     }
     struct emu_job_params p;
     opts_job_params(o, &p);
-    struct statvfs sv;
-    printf("shared memory: %.1f MiB in %s", (double)emu_job_size(&p) / (1 << 20),
-           emu_shm_dir());
-    if (statvfs(emu_shm_dir(), &sv) == 0)
-        printf(" (%.1f MiB free)",
-               (double)sv.f_bavail * (double)sv.f_frsize / (1 << 20));
+    printf("shared segment: %.1f MiB (%.1f MiB of memory available)",
+           (double)emu_job_size(&p) / (1 << 20), (double)mem_available() / (1 << 20));
     printf(", heap %llu KiB per rank\n",
            (unsigned long long)(p.heap_size >> 10));
 }

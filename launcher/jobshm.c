@@ -1,12 +1,12 @@
-/* The job's shared memory and doorbells: made once here, and removed on
- * every way out of the launcher. */
+/* The job's shared memory and doorbells: made once here, and let go on
+ * every way out of the launcher (a memfd needs no removal: it goes with
+ * its last holder, also when the launcher is SIGKILLed). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "emunic/shm.h"
 #include "emunic/waiter.h"
 #include "launcher.h"
 #include "msg.h"
@@ -46,15 +46,15 @@ int jobshm_create(struct launcher *L)
     opts_job_params(o, &p);
 
     L->t_created = emu_now_ns();
-    int rc = emu_job_create(&L->job, L->jobid, &p, L->efds);
-    if (rc == -ENOSPC) {
-        msg("no space in %s for the job: it needs %.1f MiB of shared memory",
-            emu_shm_dir(), (double)emu_job_size(&p) / (1 << 20));
+    uint64_t need = emu_job_size(&p), avail = mem_available();
+    int rc = need > avail ? -ENOMEM : emu_job_create(&L->job, L->jobid, &p, L->efds);
+    if (rc == -ENOSPC || rc == -ENOMEM) {
+        msg("not enough memory for the job: it needs %.1f MiB of shared memory, %.1f MiB are available",
+            (double)need / (1 << 20), (double)avail / (1 << 20));
         return 2;
     }
     if (rc < 0) {
-        msg("cannot create the job's shared memory in %s: %s", emu_shm_dir(),
-            strerror(-rc));
+        msg("cannot create the job's shared memory: %s", strerror(-rc));
         return 2;
     }
     L->job_made = true;
@@ -78,7 +78,4 @@ void jobshm_destroy(struct launcher *L)
             close(L->efds[i]);
     free(L->efds);
     L->efds = NULL;
-    /* also when create failed half-way: nothing of the job may remain */
-    if (L->jobid[0])
-        emu_shm_unlink_job(L->jobid);
 }

@@ -67,6 +67,8 @@ void signals_take(struct launcher *L);
 
 /* jobshm.c */
 int jobshm_create(struct launcher *L);
+/* Bytes of memory a new job may still take (memavail.c). */
+uint64_t mem_available(void);
 void jobshm_destroy(struct launcher *L);
 
 /* ctl.c: the daemons' control block and report pipe (emunic/ctl.h) */

@@ -3,7 +3,6 @@
 #include <stdio.h>
 
 #include "emunic/counters.h"
-#include "emunic/shm.h"
 #include "launcher.h"
 #include "msg.h"
 
@@ -11,11 +10,11 @@ void report_plan(const struct launcher *L, uint64_t shm_bytes)
 {
     const struct opts *o = L->o;
     msg("job %s: %u node%s x %u rank%s = %u rank%s, nic %s, bind %s, "
-        "heap %llu KiB per rank, shm %.1f MiB in %s", L->jobid, o->nnodes,
+        "heap %llu KiB per rank, shared segment %.1f MiB", L->jobid, o->nnodes,
         o->nnodes == 1 ? "" : "s", o->rpn, o->rpn == 1 ? "" : "s", L->nranks,
         L->nranks == 1 ? "" : "s", o->nic, bind_kind_name(o->bind),
         (unsigned long long)(L->job.geo.heap_size >> 10),
-        (double)shm_bytes / (1 << 20), emu_shm_dir());
+        (double)shm_bytes / (1 << 20));
 }
 
 void report_started(const struct launcher *L)

@@ -40,20 +40,29 @@ static int env_u32(const char *name, uint32_t *out)
     return 0;
 }
 
-/* The heap is a shm object so the NIC can map it and copy with memcpy. It
- * lives as long as the process: a NIC may hold a mapping of it. */
+/* The heap is a memfd so the NIC can map it and copy with memcpy. We hold
+ * it for the life of the process: that is how the NIC and the node's other
+ * ranks find it (emu_memfd_open on our pid). */
 static int heap_open(void)
 {
     if (CL.heap_base)
         return 0;
-    char path[EMU_PATH_MAX], what[32];
+    char name[EMU_OBJ_NAME_MAX], what[32];
     snprintf(what, sizeof what, "heap.%u", CL.rank);
-    if (emu_shm_path(path, sizeof path, CL.job.geo.jobid, what) != 0)
+    if (emu_obj_name(name, sizeof name, CL.job.geo.jobid, what) != 0)
         return -ENAMETOOLONG;
     uint64_t size = CL.job.geo.heap_size;
-    void *p = emu_shm_create(path, size, false, &CL.heap_fd);
-    if (!p)
-        return -errno;
+    int fd = emu_memfd_create(name, size, false);
+    if (fd < 0)
+        return fd;
+    size_t got;
+    void *p = emu_fd_map(fd, PROT_READ | PROT_WRITE, &got);
+    if (!p) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    CL.heap_fd = fd;
     if (emu_heap_init(&CL.heap, size) != 0) {
         munmap(p, size);
         return -ENOMEM;
@@ -192,11 +201,11 @@ void *emunic_malloc(size_t size)
     if (off < 0) {
         err = ENOMEM;
     } else if (size && (err = posix_fallocate(CL.heap_fd, off, (off_t)size)) != 0) {
-        /* reserve the pages now: a full tmpfs must be an error, not SIGBUS */
+        /* reserve the pages now: memory running out must be an error
+         * here, not SIGBUS at the first store */
         emu_heap_free(&CL.heap, (uint64_t)off);
-        if (err == ENOSPC)
-            fprintf(stderr, "emunic: rank %u: no space left in %s for a %zu-byte heap block\n",
-                    CL.rank, emu_shm_dir(), size);
+        if (err == ENOSPC || err == ENOMEM)
+            fprintf(stderr, "emunic: rank %u: no memory left for a %zu-byte heap block\n", CL.rank, size);
     }
     pthread_mutex_unlock(&CL.mu);
     if (err) {

@@ -4,8 +4,11 @@
  * following a single offset. */
 #include "emunic/job.h"
 
+#include "emunic/memfd.h"
+
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
@@ -110,16 +113,21 @@ int emu_job_create(struct emu_job *j, const char *jobid,
                    const struct emu_job_params *p, const int *efds)
 {
     struct layout l;
-    char path[EMU_PATH_MAX];
+    char name[EMU_OBJ_NAME_MAX];
     if (!params_ok(p->nnodes, p->ranks_per_node, p->cmd_slots, p->cq_slots, p->wire_slots) ||
-        strlen(jobid) >= EMU_JOBID_MAX ||
-        emu_shm_path(path, sizeof path, jobid, "job") != 0)
+        strlen(jobid) >= EMU_JOBID_MAX || emu_obj_name(name, sizeof name, jobid, "job") != 0)
         return -EINVAL;
     compute(p->nnodes, p->ranks_per_node, p->cmd_slots, p->cq_slots, p->wire_slots, &l);
-    int fd;
-    struct emu_job_hdr *h = emu_shm_create(path, l.total, true, &fd);
-    if (!h)
-        return -errno;
+    int fd = emu_memfd_create(name, l.total, true);
+    if (fd < 0)
+        return fd;
+    size_t size;
+    struct emu_job_hdr *h = emu_fd_map(fd, PROT_READ | PROT_WRITE, &size);
+    if (!h) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
     j->hdr = h;
     j->size = l.total;
     j->fd = fd;
@@ -188,12 +196,14 @@ static int header_ok(const struct emu_job_hdr *h, size_t size)
            l.cq_bytes == h->cq_bytes && l.wire_bytes == h->wire_bytes;
 }
 
-static int job_path(char *path, size_t n, const char *jobid)
+/* The job's segment, opened with oflags from whichever process holds it:
+ * the launcher first, whose pid the job id starts with. */
+static int job_fd(const char *jobid, int oflags)
 {
-    if (!jobid || strlen(jobid) >= EMU_JOBID_MAX || strchr(jobid, '/') ||
-        emu_shm_path(path, n, jobid, "job") != 0)
+    char name[EMU_OBJ_NAME_MAX];
+    if (!jobid || strlen(jobid) >= EMU_JOBID_MAX || emu_obj_name(name, sizeof name, jobid, "job") != 0)
         return -EINVAL;
-    return 0;
+    return emu_memfd_find(name, oflags, (pid_t)atoi(jobid));
 }
 
 /* Validate the mapping p of size bytes and bind j to it. */
@@ -218,17 +228,25 @@ static int attach_mapped(struct emu_job *j, void *p, size_t size)
     return 0;
 }
 
+/* Map the segment from fd with prot, validate it, and bind j. */
+static int attach_fd(struct emu_job *j, int fd, int prot)
+{
+    size_t size;
+    void *p = emu_fd_map(fd, prot, &size);
+    return p ? attach_mapped(j, p, size) : -errno;
+}
+
 int emu_job_attach(struct emu_job *j, const char *jobid)
 {
-    char path[EMU_PATH_MAX];
-    int rc = job_path(path, sizeof path, jobid);
-    if (rc)
-        return rc;
-    size_t size;
-    void *p = emu_shm_open(path, &size, NULL);
-    if (!p)
-        return -errno;
-    return attach_mapped(j, p, size);
+    int fd = job_fd(jobid, O_RDWR);
+    if (fd < 0)
+        return fd;
+    int rc = attach_fd(j, fd, PROT_READ | PROT_WRITE);
+    if (rc == 0)
+        j->fd = fd; /* held, so that others find the job through us too */
+    else
+        close(fd);
+    return rc;
 }
 
 /* Map [off, off + len) of fd writable over the read-only view. */
@@ -241,42 +259,30 @@ static int window(struct emu_job *j, int fd, uint64_t off, uint64_t len)
 
 int emu_job_attach_rank(struct emu_job *j, const char *jobid, uint32_t rank)
 {
-    char path[EMU_PATH_MAX];
-    int rc = job_path(path, sizeof path, jobid);
-    if (rc)
-        return rc;
-    if (sysconf(_SC_PAGESIZE) != EMU_PAGE) {
-        /* the tables are laid out in 4 KiB pages: no narrower window */
-        if ((rc = emu_job_attach(j, jobid)) == 0 && rank >= j->geo.nranks) {
-            emu_job_detach(j);
-            rc = -EINVAL;
-        }
-        return rc;
-    }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    struct stat st;
-    void *p = MAP_FAILED;
-    if (fstat(fd, &st) != 0)
-        rc = -errno;
-    else if (st.st_size <= 0)
-        rc = -EPROTO;
-    else if ((p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
-        rc = -errno;
-    close(fd);
-    if (rc)
-        return rc;
-    if ((rc = attach_mapped(j, p, (size_t)st.st_size)) != 0)
-        return rc;
+    /* the tables are laid out in 4 KiB pages: no narrower window on a
+     * host with bigger ones, where the rank maps all of it writable */
+    bool windows = sysconf(_SC_PAGESIZE) == EMU_PAGE;
+    int rofd = job_fd(jobid, windows ? O_RDONLY : O_RDWR);
+    if (rofd < 0)
+        return rofd;
+    int rc = attach_fd(j, rofd, windows ? PROT_READ : PROT_READ | PROT_WRITE);
     const struct emu_job_geo *g = &j->geo;
-    if (rank >= g->nranks) {
+    if (rc == 0 && rank >= g->nranks) {
         emu_job_detach(j);
-        return -EINVAL;
+        rc = -EINVAL;
     }
-    /* The same object again, writable, for our own pieces only; the rank
-     * keeps no writable descriptor of it. */
-    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+    if (rc || !windows) {
+        close(rofd);
+        return rc;
+    }
+    /* The same object again, writable, for our own pieces only: reopened
+     * through the descriptor we hold, so it is that object and no other
+     * of the same name; the rank keeps no descriptor of it. */
+    char self[32];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", rofd);
+    int fd = open(self, O_RDWR | O_CLOEXEC);
+    close(rofd);
+    if (fd < 0)
         rc = -errno;
     else if ((rc = window(j, fd, g->off_ranks + (uint64_t)rank * sizeof(struct emu_rank_info),
                           sizeof(struct emu_rank_info))) == 0 &&

@@ -3,12 +3,15 @@
  * its communication helper) touch each other's data directly. Mappings are
  * cached for the life of the process. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "client.h"
-#include "emunic/shm.h"
+#include "emunic/memfd.h"
 
 #define CL emu_cl
 
@@ -38,11 +41,22 @@ void *emunic_peer_heap(uint32_t rank, size_t *len)
     char *p = rank < npeers ? peers[rank].ptr : NULL;
     if (!p && rank < npeers &&
         atomic_load_explicit(&CL.job.ranks[rank].heap_base, memory_order_acquire)) {
-        char path[EMU_PATH_MAX], what[32];
+        /* its pid entry is its own to write: only a heap of this job's
+         * size, called by its name, is taken from that process */
+        char name[EMU_OBJ_NAME_MAX], what[32];
         snprintf(what, sizeof what, "heap.%u", rank);
-        if (emu_shm_path(path, sizeof path, CL.job.geo.jobid, what) == 0 &&
-            (p = emu_shm_open(path, &peers[rank].size, NULL)) != NULL)
+        int fd = emu_obj_name(name, sizeof name, CL.job.geo.jobid, what) == 0
+                     ? emu_memfd_open(atomic_load(&CL.job.ranks[rank].pid), name, O_RDWR)
+                     : -EINVAL;
+        if (fd >= 0) {
+            p = emu_fd_map(fd, PROT_READ | PROT_WRITE, &peers[rank].size);
+            close(fd);
+            if (p && peers[rank].size != CL.job.geo.heap_size) {
+                munmap(p, peers[rank].size);
+                p = NULL;
+            }
             peers[rank].ptr = p;
+        }
     }
     if (p && len)
         *len = peers[rank].size;

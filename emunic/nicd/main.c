@@ -107,7 +107,7 @@ int main(int argc, char **argv)
     /* reparented: the launcher died without tearing the job down. Nothing
      * is said: stderr was a pipe to it. */
     if (orphan_launcher_gone(&the_nic))
-        orphan_cleanup(&the_nic, job);
+        orphan_cleanup(&the_nic);
     nic_close(&the_nic);
     return 0;
 }

@@ -156,9 +156,9 @@ int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m);
 /* orphan.c */
 /* Whether the launcher died (we were reparented and it is gone). */
 int orphan_launcher_gone(const struct emu_nic *nic);
-/* The launcher is gone: once every rank of the job is gone too, remove
- * the job's shared-memory names. Returns how many, or -1 if a rank lives. */
-int orphan_cleanup(struct emu_nic *nic, const char *jobid);
+/* The launcher is gone: once every rank of the job is gone too, end what
+ * is left in the job's cgroup. Returns 0, or -1 if a rank lives on. */
+int orphan_cleanup(struct emu_nic *nic);
 
 /* idle.c */
 struct emu_idle *idle_open(int efd);

@@ -1,18 +1,15 @@
-/* A SIGKILLed (or crashed) emunic-run leaves nobody to unlink the job's
- * shared-memory names: its daemons and ranks die with it (PDEATHSIG), and
- * the names would stay until `emunic-run --cleanup`. The daemons are told
- * (their death signal is SIGTERM) and know the job, so they remove them;
- * every daemon tries, and the first one to find every rank gone does it.
- * What the ranks started and left running (a setsid'd child) is still in
- * the job's cgroup, which the daemons are not in: they end it first.
- * A rank that outlived the launcher (it cleared its death signal) keeps
- * the names, so that --cleanup can still find the job and kill it. Only
- * the processes the launcher started are looked at: a child a wrapper
- * rank forked is not (nor does --cleanup know it). */
+/* A SIGKILLed (or crashed) emunic-run leaves nobody to end the job: its
+ * daemons and ranks die with it (PDEATHSIG; the daemons' death signal is
+ * SIGTERM, so they are told). The job's memory goes by itself (memfds go
+ * with their last holder); what the ranks started and left running (a
+ * setsid'd child) is still in the job's cgroup, which the daemons are not
+ * in: once every rank is gone, they end it. A rank that outlived the
+ * launcher (it cleared its death signal) is left to `emunic-run
+ * --cleanup`, which finds it by the segment it maps. Only the processes
+ * the launcher started are looked at. */
 #include "emunic/cgroup.h"
 #include "emunic/ctl.h"
 #include "emunic/proc.h"
-#include "emunic/shm.h"
 #include "nic.h"
 
 #include <errno.h>
@@ -43,7 +40,7 @@ int orphan_launcher_gone(const struct emu_nic *nic)
     return getppid() != nic->launcher_pid && emu_proc_gone(nic->launcher_pid);
 }
 
-int orphan_cleanup(struct emu_nic *nic, const char *jobid)
+int orphan_cleanup(struct emu_nic *nic)
 {
     int64_t end = emu_now_ns() + ORPHAN_WAIT_NS;
     while (!all_ranks_gone(nic)) {
@@ -57,5 +54,5 @@ int orphan_cleanup(struct emu_nic *nic, const char *jobid)
     cg[sizeof cg - 1] = 0;
     if (cg[0])
         (void)emu_cgroup_end(cg, 2000000000ll);
-    return emu_shm_unlink_job(jobid);
+    return 0;
 }

@@ -68,15 +68,21 @@ static struct heap_map *latch(struct emu_nic *nic, uint32_t rank)
                   "nor one of its descendants", (int)claim, (int)started, rank);
         return NULL;
     }
-    char path[EMU_PATH_MAX], what[32];
+    /* the heap the rank holds under its name: a rank that opened or
+     * forged another object would not have it mapped at its heap base */
+    char name[EMU_OBJ_NAME_MAX], what[32];
     snprintf(what, sizeof what, "heap.%u", rank);
-    if (emu_shm_path(path, sizeof path, nic->job.geo.jobid, what) != 0)
+    if (emu_obj_name(name, sizeof name, nic->job.geo.jobid, what) != 0)
         return NULL;
-    int fd;
+    int fd = emu_memfd_open(claim, name, O_RDWR);
+    if (fd < 0)
+        return NULL;
     size_t size;
-    void *p = emu_shm_open(path, &size, &fd);
-    if (!p)
+    void *p = emu_fd_map(fd, PROT_READ | PROT_WRITE, &size);
+    if (!p) {
+        close(fd);
         return NULL;
+    }
     struct stat st;
     uint64_t base = 0;
     if (size == nic->job.geo.heap_size && fstat(fd, &st) == 0)

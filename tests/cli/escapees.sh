@@ -63,8 +63,9 @@ else
     kill -9 "$BG"
     wait_bg 10
     # no timing bound: 20 s is only where a hang is declared
-    for i in $(seq 1000); do
-        [[ ! -d $cg ]] && ! compgen -G "$SHM/emunic.$id.*" >/dev/null && break
+    deadline=$(( $(date +%s) + 20 ))
+    while (( $(date +%s) < deadline )); do
+        [[ ! -d $cg && -z $(memfd_users "$id") ]] && break
         sleep 0.02
     done
     gone

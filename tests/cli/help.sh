@@ -15,9 +15,13 @@ for h in --help -h; do
         expect_out "^  +$opt"
     done
     for var in EMUNIC_JOBID EMUNIC_RANK EMUNIC_SIZE EMUNIC_NODE EMUNIC_NNODES EMUNIC_LOCAL_RANK \
-               EMUNIC_LOCAL_SIZE EMUNIC_NIC EMUNIC_MAX_RANKS EMUNIC_HEAP_SIZE EMUNIC_SHM_DIR EMUNIC_NICD; do
+               EMUNIC_LOCAL_SIZE EMUNIC_NIC EMUNIC_MAX_RANKS EMUNIC_HEAP_SIZE EMUNIC_NICD EMUNIC_CGROUP; do
         expect_out "^  $var "
     done
+    # the job's shared memory has no directory any more (memfds)
+    ! grep -qE 'EMUNIC_SHM_DIR|/dev/shm' "$OUT" || fail "the page still names a shared-memory directory"
+    expect_out "^\(memfds\): they are gone when the job ends, however it ends\.$"
+    expect_out "^      --cleanup +end what jobs whose emunic-run was killed left$"
     expect_out "^Exit status:"
     for st in "0 " "K " "1 " "2 " "124 " "129/130/143"; do expect_out "^  $st"; done
 done

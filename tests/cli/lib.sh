@@ -7,8 +7,7 @@ RUN="$BIN/emunic-run"
 HELPER="$BIN/rank_behave"
 [[ -x $RUN && -x $HELPER ]] || { echo "FAIL: $RUN or $HELPER missing" >&2; exit 1; }
 # A test must not inherit settings from the caller's environment.
-unset EMUNIC_SHM_DIR EMUNIC_MAX_RANKS EMUNIC_HEAP_SIZE EMUNIC_NICD EMUNIC_JOBID EMUNIC_RANK
-SHM=/dev/shm
+unset EMUNIC_MAX_RANKS EMUNIC_HEAP_SIZE EMUNIC_NICD EMUNIC_JOBID EMUNIC_RANK
 TMP=$(mktemp -d /tmp/emunic-cli.XXXXXX)
 # Every helper process of this test carries the tag, so pgrep -f finds
 # exactly ours even when other jobs run on the host.
@@ -37,25 +36,52 @@ fail() {
 
 case_begin() { CASE=$1; echo "--- $CASE"; }
 
-# Leaks: objects that appeared during the test and whose launcher is dead
-# (job ids are "<launcher pid>-<hex>"). Objects of live launchers belong to
-# other jobs on the host; a second look skips objects a finishing job was
-# just about to remove.
-shm_names() { ls -1 "$SHM" 2>/dev/null | grep '^emunic\.' | sort || true; }
-SHM_BEFORE=$(shm_names)
-shm_leaks() {
-    local pass f id pid found
+# A job's shared objects are memfds called emunic.<id>.<what> (the
+# segment emunic.<id>.job, rank R's heap emunic.<id>.heap.R; a job id is
+# "<launcher pid>-<hex>"). None has a name in any directory: one lives
+# while a process holds it (/proc/PID/fd: "/memfd:NAME (deleted)") or maps
+# it (a /proc/PID/maps line ending so), and that is where a test looks.
+# memfd_users [JOBID]: "PID fd|map NAME", one per process and object (of
+# job JOBID), for every emunic memfd a process we may look into holds or
+# maps.
+memfd_users() {
+    local id=${1:-}
+    {
+        find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 -type l \
+            -lname "/memfd:emunic.${id:+$id.}*" -printf '%h %l\n' 2>/dev/null |
+            sed -n 's#^/proc/\([0-9]*\)/fd /memfd:\(emunic\.[^ /]*\) (deleted)$#\1 fd \2#p'
+        grep -HF -- "/memfd:emunic.${id:+$id.}" /proc/[0-9]*/maps 2>/dev/null |
+            sed -nE 's#^/proc/([0-9]+)/maps:[0-9a-f]+-[0-9a-f]+ [^ ]+ [0-9a-f]+ [^ ]+ [0-9]+ +/memfd:(emunic\.[^ /]*) \(deleted\)$#\1 map \2#p'
+    } | sort -u || true
+}
+# The names of the emunic memfds alive now.
+memfd_names() { memfd_users | awk '{print $3}' | sort -u; }
+MEMFD_BEFORE=$(memfd_names)
+# "NAME (PID comm fd|map, ...)" for each line of memfd_users output $1.
+memfd_describe() {
+    awk '{ c = "?"; f = "/proc/" $1 "/comm"; if ((getline c < f) <= 0) c = "?"; close(f)
+           u[$3] = u[$3] (u[$3] == "" ? "" : ", ") $1 " " c " " $2 }
+         END { for (n in u) printf "%s (%s) ", n, u[n] }' <<<"$1"
+}
+# Leaks: memfds that appeared during the test and whose job is over: its
+# launcher (the pid the job id starts with) no longer holds the segment,
+# yet some process still holds or maps them. Objects of live jobs belong
+# to other jobs on the host; a second look skips those of a finishing job
+# whose processes were just about to exit.
+memfd_leaks() {
+    local pass users n id found
     for pass in 1 2; do
         found=""
-        for f in $(comm -13 <(echo "$SHM_BEFORE") <(shm_names)); do
-            id=${f#emunic.}; id=${id%%.*}; pid=${id%%-*}
-            [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && continue
-            found+="$f "
+        users=$(memfd_users)
+        for n in $(comm -13 <(echo "$MEMFD_BEFORE") <(awk '{print $3}' <<<"$users" | sort -u)); do
+            id=${n#emunic.}; id=${id%%.*}
+            grep -qxF "${id%%-*} fd emunic.$id.job" <<<"$users" && continue
+            found+=$(grep -F " emunic.$id." <<<"$users" || true)$'\n'
         done
-        [[ -z $found ]] && return 0
+        [[ -z ${found//$'\n'/} ]] && return 0
         sleep 0.2
     done
-    echo "$found"
+    memfd_describe "$(sort -u <<<"$found")"
 }
 
 # run [emunic-run args...]: stdout -> $OUT, stderr -> $ERR, exit -> $STATUS.
@@ -114,10 +140,11 @@ live_pids() {
     done
 }
 
-# assert_clean [JOBID]: no object of the job in $SHM, no daemon of the job,
-# no helper process of this test, no new orphaned emunic.* object.
+# assert_clean [JOBID]: no process holds or maps a memfd of the job, no
+# daemon of the job, no helper process of this test, no new emunic memfd
+# of a job whose launcher is gone.
 assert_clean() {
-    local id=${1:-} i
+    local id=${1:-} i users
     for i in $(seq 50); do
         [[ -z $(live_pids "$TAG") && ( -z $id || -z $(live_pids "emunic-nicd --job $id") ) ]] && break
         sleep 0.02
@@ -125,11 +152,12 @@ assert_clean() {
     [[ -z $(live_pids "$TAG") ]] || fail "helper processes remain: $(live_pids "$TAG" | tr '\n' ' ')"
     if [[ -n $id ]]; then
         [[ -z $(live_pids "emunic-nicd --job $id") ]] || fail "daemons of $id remain"
-        compgen -G "$SHM/emunic.$id.*" >/dev/null && fail "objects of job $id remain: $(ls "$SHM"/emunic."$id".*)"
+        users=$(memfd_users "$id")
+        [[ -z $users ]] || fail "objects of job $id remain: $(memfd_describe "$users")"
     fi
     local leaks
-    leaks=$(shm_leaks)
-    [[ -z $leaks ]] || fail "new orphaned objects in $SHM: $leaks"
+    leaks=$(memfd_leaks)
+    [[ -z $leaks ]] || fail "new orphaned memfds: $leaks"
     return 0
 }
 

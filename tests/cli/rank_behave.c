@@ -19,6 +19,8 @@
  *   layout     print whether address randomisation is off, and where main
  *              and a fresh 64-byte malloc block are
  *   init, barrier, finalize   the emunic core calls; failures exit 10
+ *   malloc=BYTES  emunic_malloc BYTES (kept) and fill them; print "malloc
+ *              BYTES ok" or "malloc BYTES failed: <strerror(errno)>"
  *   ready      print "ready" (after init+barrier: the whole job is up)
  *   hold=MS    wait for completions up to MS ms; exit 3 if the NIC is gone
  *   escape=HOW  fork a child that leaves the job's process group (HOW:
@@ -243,6 +245,16 @@ static void act(const char *a)
         check("emunic_barrier", emunic_barrier());
     } else if (strcmp(a, "finalize") == 0) {
         check("emunic_finalize", emunic_finalize());
+    } else if (strncmp(a, "malloc=", 7) == 0) {
+        size_t n = (size_t)strtoull(a + 7, NULL, 0);
+        errno = 0;
+        void *p = emunic_malloc(n);
+        if (p) {
+            memset(p, 0x5a, n);
+            printf("malloc %zu ok\n", n);
+        } else {
+            printf("malloc %zu failed: %s\n", n, strerror(errno));
+        }
     } else if (strcmp(a, "ready") == 0) {
         printf("ready\n");
     } else if (strncmp(a, "hold=", 5) == 0) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Drive tests/hostile/hostile.c over every field it can scribble and judge
 # each job: no daemon or launcher crash, no hang, no silent corruption, no
-# victim failure, nothing left in the shm dir or the process table; the
+# victim failure, nothing of the job's memory held and nothing left in the
+# process table; the
 # job either ignores the store (the field is not trusted any more: exit 0,
 # every victim done) or names the hostile rank ("rank 3 (node 1) corrupted
 # its ...") and, without --keep-going, ends within TEARDOWN_MS of it.
@@ -25,9 +26,6 @@ SECS=${SECS:-0.4}
 TEARDOWN_MS=${TEARDOWN_MS:-10000}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/emunic-hostile.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-# a private shm dir: whatever a job leaves behind is found here
-export EMUNIC_SHM_DIR="$TMP/shm"
-mkdir -p "$EMUNIC_SHM_DIR"
 unset EMUNIC_MAX_RANKS EMUNIC_HEAP_SIZE EMUNIC_NICD EMUNIC_JOBID EMUNIC_RANK
 BAD=0
 
@@ -55,7 +53,7 @@ run() {
     local field=$1 value=$2 seed=$3 keep=$4 args=()
     [[ $keep == 1 ]] && args+=(--keep-going)
     local out="$TMP/out" err="$TMP/err" t1
-    timeout -s KILL 60 "$RUN" -N 2 -n 2 --timeout 30 "${args[@]}" -- \
+    timeout -s KILL 60 "$RUN" -v -N 2 -n 2 --timeout 30 "${args[@]}" -- \
         "$PROG" "$field" "$value" "$SECS" "$seed" >"$out" 2>"$err" </dev/null
     st=$?
     t1=$(date +%s%N)
@@ -71,7 +69,15 @@ run() {
     (( st == 137 )) && ! grep -q "emunic-run:" "$err" && hang=1
     victims=$(grep -c "victim: rank" "$out")
     done_h=$(grep -c "hostile: done" "$out")
-    [[ -n $(ls -A "$EMUNIC_SHM_DIR") ]] && { leftover=1; rm -f "$EMUNIC_SHM_DIR"/*; }
+    # the job's memfds go with the last process that maps or holds them
+    local id l
+    id=$(sed -n 's/^emunic-run: job \([^:]*\): .*/\1/p' "$err" | head -1)
+    if [[ -n $id ]]; then
+        grep -qs "emunic\.$id\." /proc/[0-9]*/maps && leftover=1
+        for l in /proc/[0-9]*/fd/*; do
+            [[ $(readlink "$l" 2>/dev/null) == *"emunic.$id."* ]] && leftover=1
+        done
+    fi
     local p
     for p in $(pgrep -f -- "$PROG $field" || true); do
         [[ $(awk '{print $3}' "/proc/$p/stat" 2>/dev/null) == Z ]] || { leftover=1; kill -9 "$p"; }

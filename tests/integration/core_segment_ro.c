@@ -47,12 +47,12 @@ static int store_faults(volatile uint8_t *p)
     return 0;
 }
 
-/* The lowest address this process maps the object named ...<jobid>.job at
- * offset 0: the rank's own view of the segment. */
+/* The lowest address this process maps the segment's memfd at offset 0:
+ * the rank's own view of it. */
 static char *rank_view(const char *jobid)
 {
     char want[128], line[512];
-    snprintf(want, sizeof want, "emunic.%s.job", jobid);
+    snprintf(want, sizeof want, "/memfd:emunic.%s.job", jobid);
     FILE *f = fopen("/proc/self/maps", "r");
     CHECK(f, "open /proc/self/maps");
     char *base = NULL;
@@ -61,8 +61,7 @@ static char *rank_view(const char *jobid)
         char path[256] = "";
         if (sscanf(line, "%lx-%*x %*s %lx %*s %*s %255s", &lo, &off, path) < 2)
             continue;
-        const char *slash = strrchr(path, '/');
-        if (off == 0 && slash && strcmp(slash + 1, want) == 0 && (!base || (char *)lo < base))
+        if (off == 0 && strcmp(path, want) == 0 && (!base || (char *)lo < base))
             base = (char *)lo;
     }
     fclose(f);
@@ -72,7 +71,7 @@ static char *rank_view(const char *jobid)
 static int open_fds_of(const char *jobid)
 {
     char want[128], link[512], path[300];
-    snprintf(want, sizeof want, "emunic.%s.job", jobid);
+    snprintf(want, sizeof want, "/memfd:emunic.%s.job", jobid);
     DIR *d = opendir("/proc/self/fd");
     CHECK(d, "open /proc/self/fd");
     int n = 0;
@@ -83,8 +82,7 @@ static int open_fds_of(const char *jobid)
         if (k <= 0)
             continue;
         link[k] = 0;
-        const char *slash = strrchr(link, '/');
-        n += slash && strncmp(slash + 1, want, strlen(want)) == 0;
+        n += strncmp(link, want, strlen(want)) == 0;
     }
     closedir(d);
     return n;

@@ -66,4 +66,5 @@ run -N 1 -n 1 --stats-json "$TMP/no/such/dir/s.json" -- "$WORK" 1 0 0 0
 [[ $STATUS -eq 2 ]] || fail "exit $STATUS, want 2"
 grep -q "cannot write the --stats-json file" "$ERR" || fail "no message"
 [[ $(wc -l <"$ERR") -eq 1 ]] || fail "more than one line"
-[[ -z $(shm_leaks) ]] || fail "shm left: $(shm_leaks)"
+leaks=$(memfd_leaks)
+[[ -z $leaks ]] || fail "memfds left: $leaks"

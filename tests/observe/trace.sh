@@ -91,4 +91,5 @@ run -N 1 -n 1 --trace "$TMP/no/such/dir/t.json" -- "$WORK" 1 0 0 0
 [[ $STATUS -eq 2 ]] || fail "exit $STATUS, want 2"
 grep -q "cannot write the --trace file" "$ERR" || fail "no message"
 [[ -z $(ls -A "$TMPDIR") ]] || fail "left in TMPDIR: $(ls -A "$TMPDIR")"
-[[ -z $(shm_leaks) ]] || fail "shm left: $(shm_leaks)"
+leaks=$(memfd_leaks)
+[[ -z $leaks ]] || fail "memfds left: $leaks"

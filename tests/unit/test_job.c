@@ -1,7 +1,16 @@
 /* Unit tests of the job segment (emunic/job.h): create and attach in one
- * process, header fields, queue placement, rejection of corrupt segments,
- * and the linear size law. Objects go to a private directory under
- * /dev/shm named by EMUNIC_SHM_DIR. */
+ * process and across processes, header fields, queue placement,
+ * rejection of corrupt segments, what a rank may write of its view, and
+ * the linear size law.
+ *
+ * The segment is a memfd (emunic.<jobid>.job) that lives while a process
+ * holds it, so there is no directory to set up or clean: a job is gone
+ * once its holders have detached, which is what the tests check instead
+ * of counting removed files. The old ENOSPC case (a job created in a tiny
+ * tmpfs mounted on the shm dir) is dropped with the directory: a memfd's
+ * only limit is the machine's memory, which a unit test must not fill.
+ * Forked children never return into cmocka:
+ * they report through their exit status, and an alarm ends one that hangs. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -14,54 +23,50 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "children.h"
+
 #include "emunic/job.h"
 
-static char dir[256];
-
-static void clear_dir(const char *d)
+/* Lines of /proc/self/maps that map job id's segment: its mappings. */
+static int maps_of(const char *id)
 {
-    DIR *dp = opendir(d);
-    if (!dp)
-        return;
-    struct dirent *e;
-    while ((e = readdir(dp)) != NULL)
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-            unlinkat(dirfd(dp), e->d_name, 0);
-    closedir(dp);
-}
-
-static void drop_cb(const char *jobid, void *arg)
-{
-    (void)arg;
-    emu_shm_unlink_job(jobid);
-}
-
-static int group_setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "/dev/shm/emunic-unit-job-XXXXXX");
-    if (!mkdtemp(dir)) {
-        snprintf(dir, sizeof dir, "/tmp/emunic-unit-job-XXXXXX");
-        if (!mkdtemp(dir))
-            return -1;
+    char want[EMU_OBJ_NAME_MAX + 32], line[512];
+    snprintf(want, sizeof want, "/memfd:" EMU_OBJ_PREFIX "%s.job (deleted)", id);
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (!f)
+        return -1;
+    int n = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        size_t ll = strlen(line), wl = strlen(want);
+        n += ll >= wl && strcmp(line + ll - wl, want) == 0;
     }
-    return setenv("EMUNIC_SHM_DIR", dir, 1);
+    fclose(f);
+    return n;
 }
 
-static int group_teardown(void **state)
+/* Whether the kernel lets this process store to the byte at p: read()
+ * from a pipe into p fails with EFAULT where a store would fault. The
+ * byte is put back as it was. */
+static bool writable(void *p)
 {
-    (void)state;
-    emu_shm_foreach_job(drop_cb, NULL);
-    clear_dir(dir);
-    rmdir(dir);
-    unsetenv("EMUNIC_SHM_DIR");
-    return 0;
+    int pfd[2];
+    if (pipe(pfd) != 0)
+        return false;
+    bool ok = write(pfd[1], p, 1) == 1;
+    ssize_t n = ok ? read(pfd[0], p, 1) : -1;
+    int e = errno;
+    close(pfd[0]);
+    close(pfd[1]);
+    if (ok && n < 0 && e != EFAULT)
+        fprintf(stderr, "write probe: %s\n", strerror(e));
+    return n == 1;
 }
 
 static void params(struct emu_job_params *p, uint32_t nnodes, uint32_t rpn)
@@ -124,20 +129,31 @@ static void test_create_attach(void **state)
     }
     char id[EMU_JOBID_MAX];
     emu_jobid_new(id, sizeof id);
+    int fds0 = count_fds();
     struct emu_job j;
     int64_t t0 = emu_now_ns();
     assert_int_equal(emu_job_create(&j, id, &p, efds), 0);
     int64_t t1 = emu_now_ns();
 
-    /* the object: 0600, the size the header claims and emu_job_size gives */
-    char path[EMU_PATH_MAX];
-    assert_int_equal(emu_shm_path(path, sizeof path, id, "job"), 0);
-    struct stat st;
-    assert_int_equal(stat(path, &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0600);
-    assert_int_equal((size_t)st.st_size, emu_job_size(&p));
-    assert_int_equal(j.size, emu_job_size(&p));
+    /* the object: a memfd under the job's name that the creator holds
+     * (and no rank inherits), of the size the header claims and
+     * emu_job_size gives, its pages taken now rather than on a SIGBUS */
     assert_true(j.fd >= 0);
+    assert_int_equal(count_fds(), fds0 + 1);
+    assert_true(fcntl(j.fd, F_GETFD) & FD_CLOEXEC);
+    char link[256], want[256], fdpath[64];
+    snprintf(fdpath, sizeof fdpath, "/proc/self/fd/%d", j.fd);
+    ssize_t ln = readlink(fdpath, link, sizeof link - 1);
+    assert_true(ln > 0);
+    link[ln] = '\0';
+    snprintf(want, sizeof want, "/memfd:emunic.%s.job (deleted)", id);
+    assert_string_equal(link, want);
+    struct stat st;
+    assert_int_equal(fstat(j.fd, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal((size_t)st.st_size, emu_job_size(&p));
+    assert_true((uint64_t)st.st_blocks * 512 >= (uint64_t)st.st_size);
+    assert_int_equal(j.size, emu_job_size(&p));
 
     const struct emu_job_hdr *h = j.hdr;
     assert_true(h->magic == EMU_JOB_MAGIC);
@@ -237,9 +253,17 @@ static void test_create_attach(void **state)
             if (sp[a].a < sp[b].b && sp[b].a < sp[a].b)
                 fail_msg("wire spans %u and %u overlap", a, b);
     }
-    /* attach in the same process: a second mapping of the same bytes */
+    /* attach in the same process: a second mapping of the same bytes,
+     * through a descriptor of its own that it keeps */
     struct emu_job k;
     assert_int_equal(emu_job_attach(&k, id), 0);
+    assert_true(k.fd >= 0);
+    assert_int_not_equal(k.fd, j.fd);
+    assert_true(fcntl(k.fd, F_GETFD) & FD_CLOEXEC);
+    assert_int_equal(fcntl(k.fd, F_GETFL) & O_ACCMODE, O_RDWR);
+    struct stat sk;
+    assert_int_equal(fstat(k.fd, &sk), 0);
+    assert_true(sk.st_dev == st.st_dev && sk.st_ino == st.st_ino);
     assert_ptr_not_equal(k.hdr, j.hdr);
     assert_int_equal(k.size, j.size);
     assert_memory_equal(k.hdr, j.hdr, sizeof *h);
@@ -298,15 +322,30 @@ static void test_create_attach(void **state)
     atomic_store(&j.ranks[11].pid, 4242);
     assert_int_equal(atomic_load(&k.ranks[11].pid), 4242);
 
-    emu_job_detach(&k);
-    assert_null(k.hdr);
+    /* either holder keeps the job: the creator's leaving ends nothing
+     * while an attacher holds it */
     emu_job_detach(&j);
     assert_null(j.hdr);
+    assert_int_equal(j.fd, -1);
+    struct emu_job l;
+    assert_int_equal(emu_job_attach(&l, id), 0);
+    assert_int_equal(atomic_load(&l.ranks[11].pid), 4242);
+    emu_job_detach(&l);
+    /* and with the last one it is gone, nothing left to remove */
+    emu_job_detach(&k);
+    assert_null(k.hdr);
+    assert_int_equal(k.fd, -1);
+    assert_int_equal(emu_job_attach(&k, id), -ENOENT);
+    assert_int_equal(maps_of(id), 0);
+    assert_int_equal(count_fds(), fds0);
+    /* which frees its id: a new job under it starts afresh */
+    assert_int_equal(emu_job_create(&j, id, &p, NULL), 0);
+    assert_int_equal(atomic_load(&j.ranks[11].pid), 0);
+    emu_job_detach(&j);
+    assert_int_equal(emu_job_attach(&k, id), -ENOENT);
+    assert_int_equal(count_fds(), fds0);
     for (int i = 0; i < 3; i++)
         close(efds[i]);
-    /* a second create with the same id is refused */
-    assert_int_equal(emu_job_create(&j, id, &p, NULL), -EEXIST);
-    assert_int_equal(emu_shm_unlink_job(id), 1);
 }
 
 static void test_create_rejects_bad_params(void **state)
@@ -316,6 +355,7 @@ static void test_create_rejects_bad_params(void **state)
     struct emu_job j;
     char id[EMU_JOBID_MAX];
     emu_jobid_new(id, sizeof id);
+    int fds0 = count_fds();
     params(&p, 0, 1);
     assert_int_equal(emu_job_create(&j, id, &p, NULL), -EINVAL);
     params(&p, 1, 0);
@@ -337,13 +377,17 @@ static void test_create_rejects_bad_params(void **state)
     if (rc == 0) {
         struct emu_job k;
         int arc = emu_job_attach(&k, id);
+        if (arc == 0)
+            emu_job_detach(&k);
         emu_job_detach(&j);
-        emu_shm_unlink_job(id);
         fail_msg("emu_job_create accepted cmd_slots=100 (not a power of two); "
                  "attach then returns %d", arc);
     }
     assert_int_equal(rc, -EINVAL);
-    assert_int_equal(emu_shm_unlink_job(id), 0);
+    /* nothing was made, nor a descriptor left open */
+    struct emu_job k;
+    assert_int_equal(emu_job_attach(&k, id), -ENOENT);
+    assert_int_equal(count_fds(), fds0);
 }
 
 static void test_create_rejects_too_many_nodes(void **state)
@@ -358,39 +402,66 @@ static void test_create_rejects_too_many_nodes(void **state)
     int rc = emu_job_create(&j, id, &p, NULL);
     if (rc == 0) {
         emu_job_detach(&j);
-        emu_shm_unlink_job(id);
         fail_msg("emu_job_create accepted nnodes > EMU_MAX_NODES (attach refuses it)");
     }
     assert_int_equal(rc, -EINVAL);
     /* nothing was left behind */
-    assert_int_equal(emu_shm_unlink_job(id), 0);
+    assert_int_equal(emu_job_attach(&j, id), -ENOENT);
+}
+
+/* emu_job_attach_rank's result, detaching again on success. */
+static int attach_rank_rc(const char *id, uint32_t rank)
+{
+    struct emu_job r;
+    int rc = emu_job_attach_rank(&r, id, rank);
+    if (rc == 0)
+        emu_job_detach(&r);
+    return rc;
 }
 
 static void test_attach_errors(void **state)
 {
     (void)state;
     struct emu_job k;
+    int fds0 = count_fds();
+    /* no holder anywhere: with no pid in the id, and with ours */
     assert_int_equal(emu_job_attach(&k, "no-such-job"), -ENOENT);
+    char id[EMU_JOBID_MAX];
+    emu_jobid_new(id, sizeof id);
+    assert_int_equal(emu_job_attach(&k, id), -ENOENT);
+    /* ids that are not one job's name component */
     assert_int_equal(emu_job_attach(&k, "../etc"), -EINVAL);
+    assert_int_equal(emu_job_attach(&k, "a.b"), -EINVAL);
+    assert_int_equal(emu_job_attach(&k, "a/b"), -EINVAL);
+    assert_int_equal(emu_job_attach(&k, ""), -EINVAL);
+    assert_int_equal(emu_job_attach(&k, NULL), -EINVAL);
+    char longid[EMU_JOBID_MAX + 8];
+    memset(longid, '1', sizeof longid - 1);
+    longid[sizeof longid - 1] = '\0';
+    assert_int_equal(emu_job_attach(&k, longid), -EINVAL);
+    assert_int_equal(count_fds(), fds0);
 
     struct emu_job_params p;
     params(&p, 2, 2);
     p.cmd_slots = 16;
     p.cq_slots = 16;
     p.wire_slots = 16;
-    char id[EMU_JOBID_MAX];
-    emu_jobid_new(id, sizeof id);
     struct emu_job j;
     assert_int_equal(emu_job_create(&j, id, &p, NULL), 0);
     struct emu_job_hdr *h = j.hdr;
     assert_int_equal(emu_job_attach(&k, id), 0);
     emu_job_detach(&k);
 
+    /* every field the layout follows from, or that must agree with it,
+     * spoilt through the creator's mapping; a refused attach keeps no
+     * descriptor and no mapping */
 #define CORRUPT(field, bad)                                           \
     do {                                                              \
         uint64_t saved_ = (uint64_t)h->field;                         \
         h->field = (bad);                                             \
         assert_int_equal(emu_job_attach(&k, id), -EPROTO);            \
+        assert_int_equal(count_fds(), fds0 + 1);                      \
+        assert_int_equal(maps_of(id), 1);                             \
         h->field = saved_;                                            \
         assert_int_equal(emu_job_attach(&k, id), 0);                  \
         emu_job_detach(&k);                                           \
@@ -413,32 +484,58 @@ static void test_attach_errors(void **state)
     CORRUPT(wire_bytes, 64);
     CORRUPT(cq_bytes, 64);
     CORRUPT(off_ranks, UINT64_MAX - 100);
+#undef CORRUPT
 
-    /* the file shorter than the header claims */
-    size_t full = j.size;
-    assert_int_equal(ftruncate(j.fd, (off_t)(full - 4096)), 0);
+    /* the same through a descriptor of the segment found by its name, as
+     * any process that may look into ours could */
+    char name[EMU_OBJ_NAME_MAX];
+    assert_int_equal(emu_obj_name(name, sizeof name, id, "job"), 0);
+    int fd = emu_memfd_find(name, O_RDWR, getpid());
+    assert_true(fd >= 0);
+    const uint64_t zero = 0, magic = EMU_JOB_MAGIC;
+    assert_int_equal(pwrite(fd, &zero, sizeof zero, offsetof(struct emu_job_hdr, magic)),
+                     (ssize_t)sizeof zero);
+    assert_true(h->magic == 0);
     assert_int_equal(emu_job_attach(&k, id), -EPROTO);
-    /* longer */
-    assert_int_equal(ftruncate(j.fd, (off_t)(full + 4096)), 0);
-    assert_int_equal(emu_job_attach(&k, id), -EPROTO);
-    assert_int_equal(ftruncate(j.fd, (off_t)full), 0);
+    assert_int_equal(pwrite(fd, &magic, sizeof magic, offsetof(struct emu_job_hdr, magic)),
+                     (ssize_t)sizeof magic);
     assert_int_equal(emu_job_attach(&k, id), 0);
     emu_job_detach(&k);
-    emu_job_detach(&j);
-    assert_int_equal(emu_shm_unlink_job(id), 1);
 
-    /* an object too small to hold a header, and an empty one */
-    char id2[EMU_JOBID_MAX], path[EMU_PATH_MAX];
+    /* the object shorter than the header claims */
+    size_t full = j.size;
+    assert_int_equal(ftruncate(fd, (off_t)(full - 4096)), 0);
+    assert_int_equal(emu_job_attach(&k, id), -EPROTO);
+    /* longer */
+    assert_int_equal(ftruncate(fd, (off_t)(full + 4096)), 0);
+    assert_int_equal(emu_job_attach(&k, id), -EPROTO);
+    assert_int_equal(ftruncate(fd, (off_t)full), 0);
+    assert_int_equal(emu_job_attach(&k, id), 0);
+    emu_job_detach(&k);
+    close(fd);
+    emu_job_detach(&j);
+    assert_int_equal(emu_job_attach(&k, id), -ENOENT);
+
+    /* an object under a job's name that is no job: empty, too small to
+     * hold a header, and a page of zeros */
+    char id2[EMU_JOBID_MAX];
     emu_jobid_new(id2, sizeof id2);
-    assert_int_equal(emu_shm_path(path, sizeof path, id2, "job"), 0);
-    int fd = open(path, O_CREAT | O_RDWR | O_EXCL, 0600);
+    assert_int_equal(emu_obj_name(name, sizeof name, id2, "job"), 0);
+    fd = emu_memfd_create(name, 0, false);
     assert_true(fd >= 0);
     assert_int_equal(emu_job_attach(&k, id2), -EPROTO);
     assert_int_equal(ftruncate(fd, 16), 0);
-    assert_int_equal(write(fd, "emunicjb", 8), 8);
+    assert_int_equal(pwrite(fd, "emunicjb", 8, 0), 8);
     assert_int_equal(emu_job_attach(&k, id2), -EPROTO);
+    assert_int_equal(ftruncate(fd, 0), 0);
+    assert_int_equal(ftruncate(fd, 4096), 0);
+    assert_int_equal(emu_job_attach(&k, id2), -EPROTO);
+    assert_int_equal(attach_rank_rc(id2, 0), -EPROTO);
+    assert_int_equal(count_fds(), fds0 + 1);
+    assert_int_equal(maps_of(id2), 0);
     close(fd);
-    assert_int_equal(emu_shm_unlink_job(id2), 1);
+    assert_int_equal(emu_job_attach(&k, id2), -ENOENT);
+    assert_int_equal(count_fds(), fds0);
 }
 
 static void test_size_linear(void **state)
@@ -483,31 +580,237 @@ static void test_size_linear(void **state)
     assert_int_equal(base % 4096, 0);
 }
 
-static void test_create_enospc(void **state)
+/* A 2 x 2 job with small queues under a new id. */
+static void small_job(struct emu_job *j, char *id)
+{
+    struct emu_job_params p;
+    params(&p, 2, 2);
+    p.cmd_slots = 16;
+    p.cq_slots = 16;
+    p.wire_slots = 16;
+    emu_jobid_new(id, EMU_JOBID_MAX);
+    assert_int_equal(emu_job_create(j, id, &p, NULL), 0);
+}
+
+static void test_attach_rank(void **state)
 {
     (void)state;
-    char small[256];
-    snprintf(small, sizeof small, "/tmp/emunic-unit-jobfull-XXXXXX");
-    assert_non_null(mkdtemp(small));
-    if (mount("tmpfs", small, "tmpfs", 0, "size=1m,mode=0700") != 0) {
-        rmdir(small);
-        print_message("tmpfs mount refused: job ENOSPC case skipped\n");
-        skip();
-    }
-    setenv("EMUNIC_SHM_DIR", small, 1);
-    struct emu_job_params p;
-    params(&p, 4, 8); /* several MiB of queues */
-    assert_true(emu_job_size(&p) > (2u << 20));
-    struct emu_job j;
+    struct emu_job j, r;
     char id[EMU_JOBID_MAX];
-    emu_jobid_new(id, sizeof id);
-    int rc = emu_job_create(&j, id, &p, NULL);
-    int left = emu_shm_unlink_job(id);
-    setenv("EMUNIC_SHM_DIR", dir, 1);
-    umount(small);
-    rmdir(small);
-    assert_int_equal(rc, -ENOSPC);
-    assert_int_equal(left, 0);
+    int fds0 = count_fds();
+    assert_int_equal(emu_job_attach_rank(&r, "no-such-job", 0), -ENOENT);
+    assert_int_equal(emu_job_attach_rank(&r, "a.b", 0), -EINVAL);
+    assert_int_equal(emu_job_attach_rank(&r, "../etc", 0), -EINVAL);
+    assert_int_equal(emu_job_attach_rank(&r, "", 0), -EINVAL);
+    assert_int_equal(emu_job_attach_rank(&r, NULL, 0), -EINVAL);
+    small_job(&j, id);
+    assert_int_equal(count_fds(), fds0 + 1);
+    assert_int_equal(maps_of(id), 1);
+
+    /* a rank outside the job: refused, and nothing of it kept */
+    assert_int_equal(emu_job_attach_rank(&r, id, 4), -EINVAL);
+    assert_int_equal(emu_job_attach_rank(&r, id, UINT32_MAX), -EINVAL);
+    assert_int_equal(count_fds(), fds0 + 1);
+    assert_int_equal(maps_of(id), 1);
+
+    const uint32_t me = 1;
+    assert_int_equal(emu_job_attach_rank(&r, id, me), 0);
+    /* no descriptor, so none to map the segment writable again with */
+    assert_int_equal(r.fd, -1);
+    assert_int_equal(count_fds(), fds0 + 1);
+    assert_null(r.wire);
+    assert_ptr_not_equal(r.hdr, j.hdr);
+    assert_int_equal(r.size, j.size);
+    assert_int_equal(r.geo.nranks, 4);
+    assert_string_equal(r.geo.jobid, id);
+    assert_int_equal((char *)r.ranks - (char *)r.hdr, (char *)j.ranks - (char *)j.hdr);
+    assert_int_equal((char *)r.nodes - (char *)r.hdr, (char *)j.nodes - (char *)j.hdr);
+
+    /* one object: the creator's stores show in the rank's view, and the
+     * rank's own in the creator's */
+    atomic_store(&j.ranks[0].pid, 1000);
+    assert_int_equal(atomic_load(&r.ranks[0].pid), 1000);
+    atomic_store(&r.ranks[me].pid, 1001);
+    assert_int_equal(atomic_load(&j.ranks[me].pid), 1001);
+    struct emu_ring a, b;
+    struct emu_msg m, out;
+    memset(&m, 0, sizeof m);
+    m.op = EMU_OP_WRITE;
+    m.cookie = 0x5151;
+    assert_int_equal(emu_ring_attach(&a, emu_job_cmd_ring(&r, me), 16), 0);
+    assert_int_equal(emu_ring_attach(&b, emu_job_cmd_ring(&j, me), 16), 0);
+    assert_int_equal(emu_ring_push(&a, &m), 0);
+    assert_int_equal(emu_ring_pop(&b, &out), 0);
+    assert_int_equal(out.cookie, 0x5151);
+    assert_int_equal(emu_ring_attach(&a, emu_job_cq_ring(&j, me), 16), 0);
+    assert_int_equal(emu_ring_attach(&b, emu_job_cq_ring(&r, me), 16), 0);
+    m.cookie = 0x5252;
+    assert_int_equal(emu_ring_push(&a, &m), 0);
+    assert_int_equal(emu_ring_pop(&b, &out), 0);
+    assert_int_equal(out.cookie, 0x5252);
+
+    /* the probe itself: the creator's view is writable throughout */
+    assert_true(writable(j.hdr));
+    assert_true(writable((char *)j.hdr + j.size - 1));
+    if (sysconf(_SC_PAGESIZE) == EMU_PAGE) {
+        const struct emu_job_geo *g = &r.geo;
+        char *base = (char *)r.hdr;
+        const uint64_t own[3][2] = {
+            {g->off_ranks + me * sizeof(struct emu_rank_info), sizeof(struct emu_rank_info)},
+            {g->off_cmd + me * g->cmd_bytes, g->cmd_bytes},
+            {g->off_cq + me * g->cq_bytes, g->cq_bytes},
+        };
+        /* its own entry and queues, to their last byte, and not one byte
+         * either side */
+        for (int i = 0; i < 3; i++) {
+            char *lo = base + own[i][0], *hi = lo + own[i][1];
+            assert_true(writable(lo));
+            assert_true(writable(hi - 1));
+            assert_false(writable(lo - 1));
+            assert_false(writable(hi));
+        }
+        /* nothing else: header, other ranks' entries and queues, the node
+         * table, the network configuration */
+        assert_false(writable(base));
+        assert_false(writable(&r.ranks[0]));
+        assert_false(writable(&r.ranks[2]));
+        assert_false(writable(&r.ranks[3]));
+        assert_false(writable(emu_job_cmd_ring(&r, 0)));
+        assert_false(writable(emu_job_cmd_ring(&r, 3)));
+        assert_false(writable(emu_job_cq_ring(&r, 0)));
+        assert_false(writable(emu_job_cq_ring(&r, 2)));
+        assert_false(writable(&r.nodes[0]));
+        assert_false(writable(&r.nodes[1]));
+        assert_false(writable(emu_job_netcfg(&r)));
+        assert_false(writable(base + r.size - 1));
+        /* and mprotect cannot lift it: the view came from a read-only
+         * descriptor */
+        errno = 0;
+        assert_int_equal(mprotect(base, EMU_PAGE, PROT_READ | PROT_WRITE), -1);
+        assert_int_equal(errno, EACCES);
+        assert_false(writable(base));
+    } else {
+        print_message("pages are not %u bytes: the rank maps all of it, no windows to check\n",
+                      EMU_PAGE);
+    }
+
+    /* detach takes the windows with the view */
+    emu_job_detach(&r);
+    assert_null(r.hdr);
+    assert_int_equal(maps_of(id), 1);
+    assert_int_equal(count_fds(), fds0 + 1);
+
+    /* a mapping is not a hold: once the creator is gone, a job that only
+     * ranks map can no longer be found, though they still see it */
+    assert_int_equal(emu_job_attach_rank(&r, id, 0), 0);
+    emu_job_detach(&j);
+    struct emu_job k;
+    assert_int_equal(emu_job_attach(&k, id), -ENOENT);
+    assert_int_equal(emu_job_attach_rank(&k, id, 1), -ENOENT);
+    assert_true(r.hdr->magic == EMU_JOB_MAGIC);
+    assert_int_equal(atomic_load(&r.ranks[me].pid), 1001);
+    emu_job_detach(&r);
+    assert_int_equal(maps_of(id), 0);
+    assert_int_equal(count_fds(), fds0);
+}
+
+/* A rank as its own process: it finds the job in its launcher (the pid
+ * the id starts with) and writes its pid into its entry. The descriptor
+ * it inherited by fork goes first: an exec'd rank does not have it. */
+struct rank_child {
+    const char *id;
+    uint32_t rank;
+    int inherited;
+};
+
+static int child_rank(void *arg)
+{
+    const struct rank_child *c = arg;
+    close(c->inherited);
+    int fds0 = count_fds();
+    struct emu_job r;
+    if (emu_job_attach_rank(&r, c->id, c->rank) != 0)
+        return 10;
+    if (r.fd != -1 || count_fds() != fds0)
+        return 11;
+    atomic_store(&r.ranks[c->rank].pid, (int32_t)getpid());
+    if (sysconf(_SC_PAGESIZE) == EMU_PAGE &&
+        (writable(r.hdr) || writable(&r.ranks[c->rank ^ 1]) ||
+         mprotect(r.hdr, EMU_PAGE, PROT_READ | PROT_WRITE) == 0))
+        return 12;
+    emu_job_detach(&r);
+    return 0;
+}
+
+/* A daemon as its own process: attaches, and so holds the job, until
+ * told to go. */
+struct daemon_child {
+    const char *id;
+    int inherited;
+    int ready[2], go[2];
+};
+
+static int child_daemon(void *arg)
+{
+    struct daemon_child *d = arg;
+    close(d->inherited);
+    close(d->ready[0]);
+    close(d->go[1]);
+    struct emu_job k;
+    if (emu_job_attach(&k, d->id) != 0)
+        return 10;
+    if (k.fd < 0)
+        return 11;
+    atomic_store(&k.nodes[1].daemon_pid, (int32_t)getpid());
+    if (write(d->ready[1], "r", 1) != 1)
+        return 12;
+    char c;
+    (void)!read(d->go[0], &c, 1); /* EOF: the parent is done */
+    emu_job_detach(&k);
+    return 0;
+}
+
+static void test_attach_across_processes(void **state)
+{
+    (void)state;
+    struct emu_job j, k;
+    char id[EMU_JOBID_MAX];
+    small_job(&j, id);
+
+    struct rank_child rc = {.id = id, .rank = 2, .inherited = j.fd};
+    pid_t rank = spawn(child_rank, &rc);
+    assert_int_equal(reap(rank), 0);
+    assert_int_equal(atomic_load(&j.ranks[2].pid), rank);
+
+    struct daemon_child dc = {.id = id, .inherited = j.fd};
+    assert_int_equal(pipe2(dc.ready, O_CLOEXEC), 0);
+    assert_int_equal(pipe2(dc.go, O_CLOEXEC), 0);
+    pid_t daemon = spawn(child_daemon, &dc);
+    close(dc.ready[1]);
+    close(dc.go[0]);
+    char c;
+    if (read(dc.ready[0], &c, 1) != 1) {
+        close(dc.ready[0]);
+        close(dc.go[1]);
+        fail_msg("daemon child failed: status %d", reap(daemon));
+    }
+    close(dc.ready[0]);
+    assert_int_equal(atomic_load(&j.nodes[1].daemon_pid), daemon);
+
+    /* the creator leaves; the daemon's hold keeps the job, and the search
+     * of every process finds it there (the id's pid holds nothing now) */
+    emu_job_detach(&j);
+    assert_int_equal(emu_job_attach(&k, id), 0);
+    assert_int_equal(atomic_load(&k.ranks[2].pid), rank);
+    assert_int_equal(atomic_load(&k.nodes[1].daemon_pid), daemon);
+    emu_job_detach(&k);
+    assert_int_equal(attach_rank_rc(id, 3), 0);
+
+    /* and with the daemon's leaving it is gone */
+    close(dc.go[1]);
+    assert_int_equal(reap(daemon), 0);
+    assert_int_equal(emu_job_attach(&k, id), -ENOENT);
+    assert_int_equal(attach_rank_rc(id, 3), -ENOENT);
 }
 
 int main(void)
@@ -519,8 +822,9 @@ int main(void)
         cmocka_unit_test(test_create_rejects_bad_params),
         cmocka_unit_test(test_create_rejects_too_many_nodes),
         cmocka_unit_test(test_attach_errors),
+        cmocka_unit_test(test_attach_rank),
+        cmocka_unit_test(test_attach_across_processes),
         cmocka_unit_test(test_size_linear),
-        cmocka_unit_test(test_create_enospc),
     };
-    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+    return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,9 +2,9 @@
  * of a running job, from another terminal. It maps the job segment and
  * only ever reads it; the job never knows it is watched.
  *
- * JOB is a job id (emunic-run -v prints it; the segment is
- * $EMUNIC_SHM_DIR/emunic.<id>.job) or the path of that file. Without JOB it
- * picks the only running job, or lists the running jobs. */
+ * JOB is a job id (emunic-run -v prints it). Without JOB it picks the
+ * only running job, or lists the running jobs: those whose segment (the
+ * memfd emunic.<id>.job) a live launcher holds. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include "emunic/job.h"
-#include "emunic/shm.h"
 #include "stats.h"
 
 static volatile sig_atomic_t stop;
@@ -32,8 +31,7 @@ static void usage(FILE *f)
             "usage: emunic-stat [options] [JOB]\n"
             "Show the per-NIC counters of a running emunic job, refreshed every interval\n"
             "until the job ends or Ctrl-C.\n"
-            "  JOB              job id (emunic-run -v prints it) or the path of its segment\n"
-            "                   (" "$EMUNIC_SHM_DIR/emunic.<id>.job); default: the only running job\n"
+            "  JOB              job id (emunic-run -v prints it); default: the only running job\n"
             "  -i, --interval S seconds between refreshes (default 1; may be fractional)\n"
             "  -1, --once       print one snapshot and exit\n"
             "      --json       print one snapshot as JSON (the --stats-json document) and exit\n"
@@ -67,16 +65,19 @@ struct jobs {
     unsigned n, total;
 };
 
-static void collect(const char *id, void *arg)
+/* A job runs while its launcher, whose pid its id starts with, holds it. */
+static void collect(const char *id, pid_t pid, bool holds, void *arg)
 {
     struct jobs *js = arg;
-    struct emu_job j;
+    if (!holds || pid != (pid_t)atoi(id))
+        return;
+    for (unsigned i = 0; i < js->n; i++)
+        if (!strcmp(js->ids[i], id))
+            return;
+    struct emu_job j; /* a memfd of that name that is no job is not one */
     if (emu_job_attach(&j, id) != 0)
         return;
-    bool live = launcher_alive(&j);
     emu_job_detach(&j);
-    if (!live)
-        return;
     if (js->n < 64)
         snprintf(js->ids[js->n++], EMU_JOBID_MAX, "%s", id);
     js->total++;
@@ -84,7 +85,7 @@ static void collect(const char *id, void *arg)
 
 static int list_jobs(const struct jobs *js)
 {
-    fprintf(stderr, "emunic-stat: %u running jobs in %s; name one:\n", js->total, emu_shm_dir());
+    fprintf(stderr, "emunic-stat: %u running jobs; name one:\n", js->total);
     for (unsigned i = 0; i < js->n; i++) {
         struct emu_job j;
         if (emu_job_attach(&j, js->ids[i]) != 0)
@@ -99,66 +100,29 @@ static int list_jobs(const struct jobs *js)
     return 2;
 }
 
-/* JOB as a path: <dir>/emunic.<id>.job. Points EMUNIC_SHM_DIR at dir. */
-static int job_from_path(const char *arg, char *id, size_t n)
-{
-    struct stat st;
-    if (stat(arg, &st) != 0)
-        return fail(1, "no job segment %s: %s", arg, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return fail(1, "%s is not an emunic job segment (not a regular file)", arg);
-    const char *slash = strrchr(arg, '/');
-    const char *base = slash ? slash + 1 : arg;
-    size_t pl = strlen(EMU_SHM_PREFIX), bl = strlen(base);
-    if (strncmp(base, EMU_SHM_PREFIX, pl) != 0 || bl < pl + 5 || strcmp(base + bl - 4, ".job") != 0 ||
-        bl - pl - 4 >= n)
-        return fail(1, "%s is not an emunic job segment (expected a file named emunic.<id>.job)",
-                    arg);
-    memcpy(id, base + pl, bl - pl - 4);
-    id[bl - pl - 4] = 0;
-    char dir[PATH_MAX];
-    if (slash) {
-        if ((size_t)(slash - arg) >= sizeof dir)
-            return fail(1, "path too long: %s", arg);
-        memcpy(dir, arg, (size_t)(slash - arg));
-        dir[slash - arg] = 0;
-        if (!dir[0])
-            snprintf(dir, sizeof dir, "/");
-    } else {
-        snprintf(dir, sizeof dir, ".");
-    }
-    setenv("EMUNIC_SHM_DIR", dir, 1);
-    return 0;
-}
-
 static int open_job(const char *arg, struct emu_job *j)
 {
     char id[EMU_JOBID_MAX];
     if (!arg) {
         struct jobs js = {.n = 0};
-        emu_shm_foreach_job(collect, &js);
+        emu_memfd_foreach_job(collect, &js);
         if (js.total == 0)
-            return fail(1, "no running job in %s", emu_shm_dir());
+            return fail(1, "no running job");
         if (js.total > 1)
             return list_jobs(&js);
         snprintf(id, sizeof id, "%s", js.ids[0]);
-    } else if (strchr(arg, '/')) {
-        int rc = job_from_path(arg, id, sizeof id);
-        if (rc)
-            return rc;
     } else {
-        if (!*arg || strlen(arg) >= EMU_JOBID_MAX)
+        if (!*arg || strlen(arg) >= EMU_JOBID_MAX || strpbrk(arg, "./"))
             return fail(1, "'%s' is not a job id", arg);
         snprintf(id, sizeof id, "%s", arg);
     }
     int rc = emu_job_attach(j, id);
     if (rc == -ENOENT)
-        return fail(1, "no job %s in %s (finished, or never started)", id, emu_shm_dir());
+        return fail(1, "no job %s (finished, or never started)", id);
     if (rc == -EPROTO)
-        return fail(1, "%s/emunic.%s.job is not an emunic job segment (or one of another "
-                       "emunic version)", emu_shm_dir(), id);
+        return fail(1, "job %s's segment is not an emunic job segment (or one of another emunic version)", id);
     if (rc)
-        return fail(1, "cannot open job %s in %s: %s", id, emu_shm_dir(), strerror(-rc));
+        return fail(1, "cannot open job %s: %s", id, strerror(-rc));
     return 0;
 }
 
@@ -251,10 +215,9 @@ static void snapshot(const struct emu_job *j, uint64_t *v)
     stats_load(j, UINT32_MAX, v + (size_t)nn * nc);
 }
 
-static bool job_gone(const struct emu_job *j, const char *path)
+static bool job_gone(const struct emu_job *j)
 {
-    struct stat st;
-    return !launcher_alive(j) || atomic_load(&j->hdr->abort) || stat(path, &st) != 0;
+    return !launcher_alive(j) || atomic_load(&j->hdr->abort);
 }
 
 int main(int argc, char **argv)
@@ -294,8 +257,6 @@ int main(int argc, char **argv)
     int rc = open_job(optind < argc ? argv[optind] : NULL, &j);
     if (rc)
         return rc;
-    char path[EMU_PATH_MAX];
-    emu_shm_path(path, sizeof path, j.geo.jobid, "job");
     for (int k = 0; k < C_N; k++)
         idx[k] = stats_ctr_index(want[k]);
 
@@ -333,7 +294,7 @@ int main(int argc, char **argv)
             ;
         if (stop)
             break;
-        if (job_gone(&j, path)) {
+        if (job_gone(&j)) {
             /* the segment stays mapped: its counters are the final ones */
             now = emu_now_ns();
             snapshot(&j, cur);

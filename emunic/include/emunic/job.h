@@ -31,7 +31,7 @@
 #include "emunic/netcfg.h"
 #include "emunic/region.h"
 #include "emunic/ring.h"
-#include "emunic/shm.h"
+#include "emunic/memfd.h"
 #include "emunic/waiter.h"
 
 #define EMU_JOB_MAGIC 0x656d756e69636a62ull /* "emunicjb" */
@@ -152,20 +152,23 @@ struct emu_job {
 void emu_job_params_default(struct emu_job_params *p);
 size_t emu_job_size(const struct emu_job_params *p);
 
-/* Launcher: create, size, reserve and lay out the job segment. efds[node]
- * are the daemons' eventfd doorbells. Returns 0 or -errno: -EINVAL for
- * parameters outside the limits above (slot counts must be powers of two
- * in [2, 2^20]), -ENOSPC when the shm dir is full. */
+/* Launcher: create (a memfd called emunic.<jobid>.job, held in j->fd
+ * while the job lives), size, reserve and lay out the job segment.
+ * efds[node] are the daemons' eventfd doorbells. Returns 0 or -errno:
+ * -EINVAL for parameters outside the limits above (slot counts must be
+ * powers of two in [2, 2^20]), -ENOSPC or -ENOMEM when memory is short. */
 int emu_job_create(struct emu_job *j, const char *jobid,
                    const struct emu_job_params *p, const int *efds);
-/* Ranks, daemons, tools: map and validate (a snapshot of the header, so a
- * store racing the check cannot slip past it), and fill j->geo. Returns 0
- * or -errno (-EPROTO for a segment that is not a well-formed job). */
+/* Daemons, tools: find the segment among the descriptors of a process
+ * that holds it (memfd.h), map and validate it (a snapshot of the header,
+ * so a store racing the check cannot slip past it), and fill j->geo; the
+ * descriptor stays in j->fd. Returns 0 or -errno: -ENOENT for no such
+ * job, -EPROTO for a segment that is not a well-formed job. */
 int emu_job_attach(struct emu_job *j, const char *jobid);
 /* A rank: as emu_job_attach, but the segment is mapped from a read-only
- * descriptor (mprotect cannot make it writable) and only rank's own
- * entry and queues are mapped over it writable. Returns 0 or -errno;
- * -EINVAL for a rank outside the job. */
+ * descriptor (mprotect cannot make it writable), only rank's own entry and
+ * queues are mapped over it writable, and no descriptor is kept. Returns
+ * 0 or -errno; -EINVAL for a rank outside the job. */
 int emu_job_attach_rank(struct emu_job *j, const char *jobid, uint32_t rank);
 void emu_job_detach(struct emu_job *j);
 
