@@ -112,6 +112,7 @@ static _Noreturn void child_exec(const struct launcher *L, uint32_t node,
     bind_apply(&L->bind, node);
 
     setenv("EMUNIC_JOBID", L->jobid, 1);
+    setenv_u("EMUNIC_JOB_FD", (uint32_t)L->job.fd); /* where we hold the segment */
     setenv_u("EMUNIC_NODE", node);
     setenv_u("EMUNIC_NNODES", L->o->nnodes);
     setenv("EMUNIC_NIC", L->o->nic, 1);

@@ -57,38 +57,64 @@ static bool link_names(int dir, const char *ent, const char *name)
            !memcmp(buf + hl, name, nl) && !strcmp(buf + hl + nl, LINK_TAIL);
 }
 
-int emu_memfd_open(pid_t pid, const char *name, int oflags)
+/* Open the entry ent of directory dir (a /proc/PID/fd) if its link names
+ * the memfd called name: the descriptor, -ENOENT if it names another
+ * file, or -errno. */
+static int open_entry(int dir, const char *ent, const char *name, int oflags)
 {
-    if (pid <= 0)
-        return -ESRCH;
+    if (!link_names(dir, ent, name))
+        return -ENOENT;
+    int fd = openat(dir, ent, (oflags & O_ACCMODE) | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? -ENOENT : -errno;
+    /* the holder may have put another file at that number since we read
+     * the link: what we opened must still be the object */
+    char self[32];
+    snprintf(self, sizeof self, "%d", fd);
+    int me = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    bool same = me >= 0 && link_names(me, self, name);
+    if (me >= 0)
+        close(me);
+    if (same)
+        return fd;
+    close(fd);
+    return -ENOENT;
+}
+
+static DIR *fd_dir(pid_t pid, int *err)
+{
     char path[48];
     snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
-    DIR *d = opendir(path);
+    DIR *d = pid > 0 ? opendir(path) : NULL;
     if (!d)
-        return errno == ENOENT ? -ESRCH : -errno;
-    int rc = -ENOENT;
+        *err = pid <= 0 || errno == ENOENT ? -ESRCH : -errno;
+    return d;
+}
+
+int emu_memfd_open(pid_t pid, const char *name, int oflags)
+{
+    int rc;
+    DIR *d = fd_dir(pid, &rc);
+    if (!d)
+        return rc;
+    rc = -ENOENT;
     struct dirent *e;
-    while (rc == -ENOENT && (e = readdir(d)) != NULL) {
-        if (!isdigit((unsigned char)e->d_name[0]) || !link_names(dirfd(d), e->d_name, name))
-            continue;
-        int fd = openat(dirfd(d), e->d_name, (oflags & O_ACCMODE) | O_CLOEXEC);
-        if (fd < 0) {
-            rc = -errno;
-            break;
-        }
-        /* the holder may have put another file at that number since we
-         * read the link: what we opened must still be the object */
-        char self[32];
-        snprintf(self, sizeof self, "%d", fd);
-        int me = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        bool same = me >= 0 && link_names(me, self, name);
-        if (me >= 0)
-            close(me);
-        if (same)
-            rc = fd;
-        else
-            close(fd);
-    }
+    while (rc == -ENOENT && (e = readdir(d)) != NULL)
+        if (isdigit((unsigned char)e->d_name[0]))
+            rc = open_entry(dirfd(d), e->d_name, name, oflags);
+    closedir(d);
+    return rc;
+}
+
+int emu_memfd_open_fd(pid_t pid, int fdnum, const char *name, int oflags)
+{
+    int rc;
+    DIR *d = fd_dir(pid, &rc);
+    if (!d)
+        return rc;
+    char ent[16];
+    snprintf(ent, sizeof ent, "%d", fdnum);
+    rc = fdnum >= 0 ? open_entry(dirfd(d), ent, name, oflags) : -ENOENT;
     closedir(d);
     return rc;
 }

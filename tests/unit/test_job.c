@@ -813,6 +813,42 @@ static void test_attach_across_processes(void **state)
     assert_int_equal(attach_rank_rc(id, 3), -ENOENT);
 }
 
+/* $EMUNIC_JOB_FD, the number the launcher gives its children, is where
+ * attach looks first; a number that holds anything else (or garbage) is
+ * not taken, and the search still finds the job. */
+static void test_attach_job_fd_hint(void **state)
+{
+    (void)state;
+    struct emu_job j, k;
+    char id[EMU_JOBID_MAX], num[16];
+    small_job(&j, id);
+    int other = emu_memfd_create("emunic.not-this.job", 4096, true);
+    assert_true(other >= 0);
+    const char *hints[] = {NULL, "", "0", "-1", "junk", "999999", NULL};
+    snprintf(num, sizeof num, "%d", j.fd);
+    hints[0] = num;
+    char onum[16];
+    snprintf(onum, sizeof onum, "%d", other);
+    hints[6] = onum;
+    for (size_t i = 0; i < sizeof hints / sizeof *hints; i++) {
+        assert_int_equal(setenv("EMUNIC_JOB_FD", hints[i], 1), 0);
+        assert_int_equal(emu_job_attach(&k, id), 0);
+        struct stat a, b;
+        assert_int_equal(fstat(k.fd, &a), 0);
+        assert_int_equal(fstat(j.fd, &b), 0);
+        assert_true(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+        emu_job_detach(&k);
+        assert_int_equal(attach_rank_rc(id, 1), 0);
+    }
+    /* the right number of a job that is gone finds nothing */
+    snprintf(num, sizeof num, "%d", j.fd);
+    assert_int_equal(setenv("EMUNIC_JOB_FD", num, 1), 0);
+    emu_job_detach(&j);
+    assert_int_equal(emu_job_attach(&k, id), -ENOENT);
+    unsetenv("EMUNIC_JOB_FD");
+    close(other);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -824,6 +860,7 @@ int main(void)
         cmocka_unit_test(test_attach_errors),
         cmocka_unit_test(test_attach_rank),
         cmocka_unit_test(test_attach_across_processes),
+        cmocka_unit_test(test_attach_job_fd_hint),
         cmocka_unit_test(test_size_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

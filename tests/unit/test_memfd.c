@@ -182,6 +182,16 @@ static void test_open_self(void **state)
     assert_true(p != MAP_FAILED);
     fill(p, size, 5);
 
+    /* at its number: found; at any other, or none, not */
+    int at = emu_memfd_open_fd(getpid(), fd, name, O_RDWR);
+    assert_true(at >= 0);
+    assert_same_object(at, fd);
+    close(at);
+    assert_int_equal(emu_memfd_open_fd(getpid(), 0, name, O_RDWR), -ENOENT);
+    assert_int_equal(emu_memfd_open_fd(getpid(), -1, name, O_RDWR), -ENOENT);
+    assert_int_equal(emu_memfd_open_fd(getpid(), 1 << 20, name, O_RDWR), -ENOENT);
+    assert_int_equal(emu_memfd_open_fd(0, fd, name, O_RDWR), -ESRCH);
+
     /* read-only: the same bytes, and no way to write them through it */
     int ro = emu_memfd_open(getpid(), name, O_RDONLY);
     assert_true(ro >= 0);

@@ -30,6 +30,9 @@ int emu_memfd_create(const char *name, uint64_t size, bool reserve);
  * is no such process. */
 int emu_memfd_open(pid_t pid, const char *name, int oflags);
 
+/* As emu_memfd_open, at descriptor number fdnum of pid only: no scan. */
+int emu_memfd_open_fd(pid_t pid, int fdnum, const char *name, int oflags);
+
 /* As emu_memfd_open, looking in process hint first (0: none), then in
  * every process we may look into. */
 int emu_memfd_find(const char *name, int oflags, pid_t hint);
