@@ -1,10 +1,12 @@
-/* One parser of /proc/PID/stat for every process that checks on others. */
+/* One parser of /proc/PID/stat (and status) for every process that checks
+ * on others. */
 #include "emunic/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -43,4 +45,24 @@ int emu_proc_gone(pid_t pid)
     if (emu_proc_stat(pid, &st, NULL) != 0)
         return kill(pid, 0) != 0 && errno == ESRCH;
     return st == 'Z' || st == 'X';
+}
+
+pid_t emu_proc_inner_pid(pid_t pid)
+{
+    char path[48], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    pid_t inner = pid; /* kernels before 4.1 have no NSpid: one namespace */
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "NSpid:", 6) != 0)
+            continue;
+        char *last = strrchr(line, '\t');
+        if (last)
+            inner = (pid_t)atoi(last + 1);
+        break;
+    }
+    fclose(f);
+    return inner;
 }

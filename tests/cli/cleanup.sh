@@ -91,6 +91,23 @@ else
     echo "SKIP [fake segments]: no python3"
 fi
 
+# a live job in a PID namespace of its own (a container's): its id has the
+# launcher's pid as the launcher knows it, not the one we see
+NS_BG=""
+if [[ $(id -u) -eq 0 ]] && unshare --pid --fork --mount-proc true 2>/dev/null; then
+    NS_OUT="$TMP/ns.out"; NS_ERR="$TMP/ns.err"
+    unshare --pid --fork --mount-proc --kill-child -- bash -c '"$@" & wait $!' _ \
+        "$RUN" -v -N 1 -n 1 -- "$HELPER" tag=$TAG-ns init barrier ready hold=30000 >"$NS_OUT" 2>"$NS_ERR" &
+    NS_BG=$!
+    BG_PIDS+=("$NS_BG")
+    wait_lines "$NS_OUT" '\] ready$' 1
+    ns_id=$(jobid_from "$NS_ERR")
+    [[ -n $ns_id && $ns_id != "$(pgrep -f -- "-v -N 1 -n 1 -- $HELPER tag=$TAG-ns" | head -1)-"* ]] ||
+        fail "the namespaced job's id $ns_id is not made from its own view of its pid"
+else
+    echo "SKIP [a job in a PID namespace]: needs root and unshare --pid"
+fi
+
 case_begin "emunic-run --cleanup"
 run --cleanup
 expect_status 0
@@ -110,6 +127,15 @@ if [[ -n $HOLDER ]]; then
     ! grep -qE "ended stale job 999999999-feed .*killed [1-9]" "$OUT" || fail "claims to have killed a process of 999999999-feed"
     ! grep -q "ended stale job $HOLDER-feed " "$OUT" || fail "a segment its launcher holds was taken for a stale job"
     { kill -9 "$HOLDER" && wait "$HOLDER"; } 2>/dev/null || true
+fi
+
+if [[ -n $NS_BG ]]; then
+    ! grep -q "$ns_id" "$OUT" || fail "the job in a PID namespace was taken for a stale one"
+    [[ -n $(live_pids "$TAG-ns") ]] || fail "the job in a PID namespace was killed"
+    kill -9 "$NS_BG" 2>/dev/null # --kill-child: its namespace goes with it
+    for i in $(seq 500); do [[ -z $(live_pids "$TAG-ns") && -z $(memfd_users "$ns_id") ]] && break; sleep 0.02; done
+    [[ -z $(live_pids "$TAG-ns") ]] || fail "the namespaced job's processes outlived their namespace"
+    [[ -z $(memfd_users "$ns_id") ]] || fail "objects of job $ns_id remain: $(memfd_describe "$(memfd_users "$ns_id")")"
 fi
 
 case_begin "the live job still ends cleanly"

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "emunic/job.h"
+#include "emunic/proc.h"
 #include "stats.h"
 
 static volatile sig_atomic_t stop;
@@ -69,7 +70,7 @@ struct jobs {
 static void collect(const char *id, pid_t pid, bool holds, void *arg)
 {
     struct jobs *js = arg;
-    if (!holds || pid != (pid_t)atoi(id))
+    if (!holds || emu_proc_inner_pid(pid) != (pid_t)atoi(id))
         return;
     for (unsigned i = 0; i < js->n; i++)
         if (!strcmp(js->ids[i], id))

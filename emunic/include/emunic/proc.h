@@ -14,4 +14,9 @@ int emu_proc_stat(pid_t pid, char *state, pid_t *ppid);
  * <= 0 is gone. */
 int emu_proc_gone(pid_t pid);
 
+/* pid as the process itself knows it: its pid in the innermost PID
+ * namespace it is in (a container's), where a job id was made; -1 if it
+ * is gone. */
+pid_t emu_proc_inner_pid(pid_t pid);
+
 #endif
