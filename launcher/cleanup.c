@@ -168,11 +168,32 @@ static int kill_job(const struct job_seen *j)
     struct stat st;
     if (emu_cgroup_path(j->id, cg, sizeof cg) == 0 && stat(cg, &st) == 0)
         (void)emu_cgroup_end(cg, (int64_t)KILL_WAIT_MS * 1000000);
+    emu_names_unlink_job(j->id);
     return nk;
+}
+
+#define NAMED_MAX 256
+
+/* Files named after jobs that no launcher holds any more (their clients'
+ * DCMF lockboxes, the daemons gone too): removed. The names were listed
+ * before the processes were looked at, so a job that started meanwhile
+ * cannot lose its files. */
+static void remove_orphan_names(char (*ids)[EMU_JOBID_MAX], int n, const struct jobs_seen *js)
+{
+    for (int i = 0; i < n; i++) {
+        size_t k = 0;
+        while (k < js->n && (strcmp(js->v[k].id, ids[i]) != 0 || !js->v[k].live))
+            k++;
+        int files = k == js->n ? emu_names_unlink_job(ids[i]) : 0;
+        if (files > 0)
+            printf("emunic-run: removed %d file%s of ended job %s\n", files, files == 1 ? "" : "s", ids[i]);
+    }
 }
 
 int cleanup_run(const struct opts *o)
 {
+    static char named[NAMED_MAX][EMU_JOBID_MAX];
+    int nnamed = emu_names_jobs(named, NAMED_MAX);
     struct jobs_seen js = {0};
     emu_memfd_foreach_job(collect, &js);
     int ended = 0, live = 0;
@@ -192,8 +213,10 @@ int cleanup_run(const struct opts *o)
                    atoi(j->id), nk, nk == 1 ? "" : "es");
             ended++;
         }
-        free(j->pids);
     }
+    remove_orphan_names(named, nnamed, &js);
+    for (size_t i = 0; i < js.n; i++)
+        free(js.v[i].pids);
     free(js.v);
     printf("emunic-run: cleanup: %d stale job%s ended, %d live job%s left alone\n", ended,
            ended == 1 ? "" : "s", live, live == 1 ? "" : "s");

@@ -78,4 +78,6 @@ void jobshm_destroy(struct launcher *L)
             close(L->efds[i]);
     free(L->efds);
     L->efds = NULL;
+    if (L->jobid[0])
+        emu_names_unlink_job(L->jobid);
 }

@@ -157,7 +157,8 @@ int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m);
 /* Whether the launcher died (we were reparented and it is gone). */
 int orphan_launcher_gone(const struct emu_nic *nic);
 /* The launcher is gone: once every rank of the job is gone too, end what
- * is left in the job's cgroup. Returns 0, or -1 if a rank lives on. */
+ * is left in the job's cgroup and remove the files clients named after the
+ * job. Returns how many, or -1 if a rank lives on. */
 int orphan_cleanup(struct emu_nic *nic);
 
 /* idle.c */

@@ -3,7 +3,8 @@
  * SIGTERM, so they are told). The job's memory goes by itself (memfds go
  * with their last holder); what the ranks started and left running (a
  * setsid'd child) is still in the job's cgroup, which the daemons are not
- * in: once every rank is gone, they end it. A rank that outlived the
+ * in: once every rank is gone, they end it and remove what clients named
+ * after the job (the DCMF lockbox). A rank that outlived the
  * launcher (it cleared its death signal) is left to `emunic-run
  * --cleanup`, which finds it by the segment it maps. Only the processes
  * the launcher started are looked at. */
@@ -54,5 +55,5 @@ int orphan_cleanup(struct emu_nic *nic)
     cg[sizeof cg - 1] = 0;
     if (cg[0])
         (void)emu_cgroup_end(cg, 2000000000ll);
-    return 0;
+    return emu_names_unlink_job(nic->job.geo.jobid);
 }

@@ -108,6 +108,13 @@ else
     echo "SKIP [a job in a PID namespace]: needs root and unshare --pid"
 fi
 
+# files clients name after a job (the DCMF lockbox): of a job that is
+# gone, and of the live job
+DEAD_NAMED="999999998-dead"
+EXIT_HOOKS+=("rm -f /dev/shm/emunic.$DEAD_NAMED.lockbox.n0 /dev/shm/emunic.$live_id.lockbox.n0")
+: >"/dev/shm/emunic.$DEAD_NAMED.lockbox.n0"
+: >"/dev/shm/emunic.$live_id.lockbox.n0"
+
 case_begin "emunic-run --cleanup"
 run --cleanup
 expect_status 0
@@ -121,6 +128,9 @@ expect_out "^emunic-run: ended stale job $id \(launcher $DEAD_LAUNCHER is gone; 
 expect_out "^emunic-run: cleanup: [1-9][0-9]* stale jobs? ended, [1-9][0-9]* live jobs? left alone$"
 [[ $(tail -n1 "$OUT") == "emunic-run: cleanup: "* ]] || fail "the summary is not the last line"
 [[ -n $(live_pids "$TAG-live") ]] || fail "the live job's rank was killed"
+expect_out "^emunic-run: removed 1 file of ended job $DEAD_NAMED$"
+[[ ! -e /dev/shm/emunic.$DEAD_NAMED.lockbox.n0 ]] || fail "the ended job's lockbox file remains"
+[[ -e /dev/shm/emunic.$live_id.lockbox.n0 ]] || fail "the live job's lockbox file was removed"
 [[ $(memfd_users "$live_id") == "$live_users" ]] || fail "the live job's objects changed: $(memfd_describe "$(memfd_users "$live_id")")"
 if [[ -n $HOLDER ]]; then
     [[ $(awk '{print $3}' "/proc/$HOLDER/stat" 2>/dev/null || echo Z) != Z ]] || fail "a process that is no job's was killed"
@@ -143,6 +153,7 @@ BG=$LIVE_BG; OUT=$LIVE_OUT; ERR=$LIVE_ERR
 kill -INT "$BG"
 wait_bg 10
 expect_status 130
+[[ ! -e /dev/shm/emunic.$live_id.lockbox.n0 ]] || fail "the launcher left a file named after its job"
 assert_clean "$live_id"
 assert_clean "$id"
 

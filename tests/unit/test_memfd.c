@@ -608,6 +608,34 @@ static void test_foreach_job_child(void **state)
     assert_int_equal(reports_of(&s, id), 0);
 }
 
+/* Files clients name after a job go with it; another job's stay, also
+ * one whose id starts like this one's. */
+static void test_names_unlink(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/emunic-unit-names-XXXXXX", path[192], id[EMU_JOBID_MAX], other[EMU_JOBID_MAX + 4];
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(setenv("EMUNIC_SHM_DIR", dir, 1), 0);
+    make_id(id, "nm");
+    snprintf(other, sizeof other, "%sx", id);
+    const char *files[][2] = {{id, "lockbox.n0"}, {id, "lockbox.n1"}, {other, "lockbox.n0"}};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/emunic.%s.%s", dir, files[i][0], files[i][1]);
+        int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+        assert_true(fd >= 0);
+        close(fd);
+    }
+    assert_int_equal(emu_names_unlink_job(id), 2);
+    assert_int_equal(emu_names_unlink_job(id), 0);
+    assert_int_equal(emu_names_unlink_job("a.b"), 0);
+    assert_int_equal(emu_names_unlink_job(""), 0);
+    snprintf(path, sizeof path, "%s/emunic.%s.lockbox.n0", dir, other);
+    assert_int_equal(access(path, F_OK), 0);
+    assert_int_equal(emu_names_unlink_job(other), 1);
+    unsetenv("EMUNIC_SHM_DIR");
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -620,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_foreach_job),
         cmocka_unit_test(test_foreach_job_spoof),
         cmocka_unit_test(test_foreach_job_child),
+        cmocka_unit_test(test_names_unlink),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

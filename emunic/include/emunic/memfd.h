@@ -45,4 +45,10 @@ void *emu_fd_map(int fd, int prot, size_t *size);
  * fn(jobid, pid, holds, arg), holds = it has a descriptor of it. */
 void emu_memfd_foreach_job(void (*fn)(const char *jobid, pid_t pid, bool holds, void *arg), void *arg);
 
+/* Remove the files clients name after the job in the shm directory
+ * ($EMUNIC_SHM_DIR, default /dev/shm; names.c). How many. */
+int emu_names_unlink_job(const char *jobid);
+/* The ids of the jobs with such files, at most max of them; how many. */
+int emu_names_jobs(char (*ids)[EMU_JOBID_MAX], int max);
+
 #endif

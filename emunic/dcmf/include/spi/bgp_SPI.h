@@ -8,7 +8,7 @@
  * page of lock words in a shared-memory object of the job and node
  * (<EMUNIC_SHM_DIR>/emunic.<job>.lockbox.n<node>), so the ranks of one
  * emulated node really exclude each other and ranks of other nodes do not
- * meet them; emunic-run removes the object with the job's others. Outside
+ * meet them; emunic-run removes it when the job ends. Outside
  * emunic-run the lockbox is private to the process.
  *
  * Differences from the hardware: lock id 0..1023 always allocates (the
