@@ -61,6 +61,12 @@ struct launcher {
 /* main flow (run.c) */
 int job_run(const struct opts *o);
 
+/* isolate.c (--isolate): in the process the user started, the job's exit
+ * status once it ended (2 if its namespaces could not be made); in the job's
+ * first process, inside them, ISOLATE_INSIDE. */
+#define ISOLATE_INSIDE (-1)
+int isolate_enter(void);
+
 /* preflight.c: checks that need no job, then the fd limit */
 int preflight(struct launcher *L);
 void signals_take(struct launcher *L);

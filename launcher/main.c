@@ -42,6 +42,10 @@ int main(int argc, char **argv)
     case MODE_RUN:
         break;
     }
+    if (o.isolate && (rc = isolate_enter()) != ISOLATE_INSIDE) {
+        opts_free(&o);
+        return rc;
+    }
     rc = job_run(&o);
     opts_free(&o);
     return rc;

@@ -18,6 +18,7 @@ enum {
     OPT_NIC = 256, OPT_BIND, OPT_TIMEOUT, OPT_HEAP, OPT_KEEP, OPT_NOPREFIX, OPT_NOPMI, OPT_PMIPORT,
     OPT_INFO, OPT_CLEANUP, OPT_VERSION, OPT_MACHINE, OPT_DILATE, OPT_CONGESTION, OPT_FAULT,
     OPT_FAULTS, OPT_SEED, OPT_UNRELIABLE, OPT_STATS, OPT_STATS_JSON, OPT_TRACE, OPT_NOASLR,
+    OPT_ISOLATE,
 };
 
 static const struct option longopts[] = {
@@ -32,6 +33,7 @@ static const struct option longopts[] = {
     {"no-pmi", no_argument, NULL, OPT_NOPMI},
     {"pmi-port", no_argument, NULL, OPT_PMIPORT},
     {"no-aslr", no_argument, NULL, OPT_NOASLR},
+    {"isolate", no_argument, NULL, OPT_ISOLATE},
     {"machine", required_argument, NULL, OPT_MACHINE},
     {"dilate", required_argument, NULL, OPT_DILATE},
     {"congestion", required_argument, NULL, OPT_CONGESTION},
@@ -206,6 +208,13 @@ static int validate_job(struct opts *o, int argc, char **argv, bool dashdash)
         if (rc)
             return rc;
     }
+    const char *env_iso = getenv("EMUNIC_ISOLATE");
+    if (env_iso && *env_iso) {
+        if (strcmp(env_iso, "0") && strcmp(env_iso, "1"))
+            return msg_usage("EMUNIC_ISOLATE must be 0 or 1, not '%s'", env_iso);
+        if (!o->isolate)
+            o->isolate = env_iso[0] == '1';
+    }
     if (o->no_pmi && o->pmi_port)
         return msg_usage("--no-pmi and --pmi-port exclude each other");
     rc = netopts_finish(o);
@@ -252,6 +261,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
         case OPT_NOPMI: o->no_pmi = true; break;
         case OPT_PMIPORT: o->pmi_port = true; break;
         case OPT_NOASLR: o->no_aslr = true; break;
+        case OPT_ISOLATE: o->isolate = true; break;
         case OPT_MACHINE: o->machine_spec = optarg; break;
         case OPT_DILATE: rc = netopts_dilate(optarg, &o->dilate); break;
         case OPT_CONGESTION: o->congestion_spec = optarg; break;

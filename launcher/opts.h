@@ -25,6 +25,7 @@ struct opts {
     bool no_pmi;           /* no PMI server, no PMI_* variables */
     bool pmi_port;         /* PMI_PORT/PMI_ID (TCP) instead of PMI_FD */
     bool no_aslr;          /* ranks start with ADDR_NO_RANDOMIZE */
+    bool isolate;          /* --isolate or EMUNIC_ISOLATE=1: own PID+mount ns */
     int verbose;
     /* the emulated network (netopts.c) */
     const char *machine_spec;  /* --machine NAME|FILE; NULL: ideal */

@@ -1,0 +1,170 @@
+/* --isolate: the job gets a PID and a mount namespace of its own (and a user
+ * namespace when we are not root, which is what lets an ordinary user make
+ * the other two). Its processes see in /proc only their own job, so a rank
+ * has no other job's pid to signal and no other job's /proc/PID/fd to open
+ * that job's memory through: same-user jobs cannot reach each other, which
+ * memfds alone do not give (core.md, "No names").
+ *
+ * The process the user started stays outside as a relay: it passes on the
+ * signals somebody sends it and ends with the launcher's status. The
+ * launcher proper is the namespace's init; when it ends, however, the
+ * kernel kills whatever of the job is left, also processes that escaped its
+ * process group and cgroup. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "launcher.h"
+#include "msg.h"
+
+static int write_file(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = write(fd, text, strlen(text));
+    int e = errno;
+    close(fd);
+    errno = e;
+    return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* Our own uid and gid, and nothing else, inside the new user namespace:
+ * files the job writes keep their owner, and nobody gains a privilege. */
+static int map_ids(uid_t uid, gid_t gid)
+{
+    char line[64];
+    if (write_file("/proc/self/setgroups", "deny") < 0 && errno != ENOENT)
+        return -1;
+    snprintf(line, sizeof line, "%u %u 1\n", (unsigned)uid, (unsigned)uid);
+    if (write_file("/proc/self/uid_map", line) < 0)
+        return -1;
+    snprintf(line, sizeof line, "%u %u 1\n", (unsigned)gid, (unsigned)gid);
+    return write_file("/proc/self/gid_map", line);
+}
+
+/* As the creator of a user namespace we hold every capability in it, and
+ * the kernel lets a process without them (a daemon, a rank) read the
+ * /proc/PID/fd of one with them only if it has CAP_SYS_PTRACE: give them
+ * all up once /proc is mounted; nothing later needs them. */
+static int drop_caps(void)
+{
+    struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3};
+    struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+    memset(d, 0, sizeof d);
+    if (syscall(SYS_capset, &h, d) < 0) {
+        msg("--isolate: cannot give up the user namespace's capabilities: %s", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* In the namespace's init: a /proc that shows this namespace's pids only,
+ * mounted where nobody outside sees it. */
+static int private_proc(void)
+{
+    if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
+        msg("--isolate: cannot make the job's mounts private: %s", strerror(errno));
+        return -1;
+    }
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0) {
+        msg("--isolate: cannot mount /proc for the job's PID namespace: %s "
+            "(a container that masks parts of /proc forbids it)", strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The outer half: pass on what somebody sends us, end as the launcher
+ * ends. A signal from the terminal reached the launcher already (it is in
+ * our process group), so only ones sent by a process are passed on. */
+static int relay(pid_t child, const sigset_t *sigs)
+{
+    for (;;) {
+        siginfo_t si;
+        int sig = sigwaitinfo(sigs, &si);
+        if (sig < 0)
+            continue;
+        if (sig != SIGCHLD) {
+            if (si.si_code == SI_USER || si.si_code == SI_QUEUE || si.si_code == SI_TKILL)
+                kill(child, sig);
+            continue;
+        }
+        int st;
+        pid_t w = waitpid(child, &st, WNOHANG);
+        if (w == 0 || (w < 0 && errno == EINTR))
+            continue;
+        if (w < 0)
+            return 1;
+        if (WIFEXITED(st))
+            return WEXITSTATUS(st);
+        msg("the launcher was killed by signal %d", WTERMSIG(st));
+        return 128 + WTERMSIG(st);
+    }
+}
+
+int isolate_enter(void)
+{
+    uid_t uid = geteuid();
+    gid_t gid = getegid();
+    int flags = CLONE_NEWPID | CLONE_NEWNS | (uid != 0 ? CLONE_NEWUSER : 0);
+    if (unshare(flags) < 0) {
+        msg("--isolate: cannot make the job's namespaces: %s (this host does "
+            "not allow %s)", strerror(errno),
+            uid != 0 ? "unprivileged user namespaces" : "new PID namespaces");
+        return 2;
+    }
+    if ((flags & CLONE_NEWUSER) && map_ids(uid, gid) < 0) {
+        msg("--isolate: cannot map our ids into the job's user namespace: %s",
+            strerror(errno));
+        return 2;
+    }
+    /* The relay's signals wait blocked until it takes them; the launcher
+     * starts with the mask we had. */
+    sigset_t sigs, old;
+    sigemptyset(&sigs);
+    int relayed[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+    for (size_t i = 0; i < sizeof relayed / sizeof relayed[0]; i++)
+        sigaddset(&sigs, relayed[i]);
+    sigprocmask(SIG_BLOCK, &sigs, &old);
+    struct sigaction dfl = {.sa_handler = SIG_DFL}; /* an inherited SIG_IGN would reap for us */
+    sigaction(SIGCHLD, &dfl, NULL);
+    int alive[2];
+    if (pipe2(alive, O_CLOEXEC) < 0) {
+        msg("--isolate: %s", strerror(errno));
+        return 2;
+    }
+    fflush(NULL);
+    pid_t child = fork();
+    if (child < 0) {
+        msg("--isolate: cannot start the job's first process: %s", strerror(errno));
+        return 2;
+    }
+    if (child > 0) {
+        close(alive[0]);
+        return relay(child, &sigs); /* alive[1] closes when we exit */
+    }
+    /* The launcher, pid 1 of the job. It dies with the relay; if the relay
+     * was gone before we asked, its end of the pipe is closed already. */
+    close(alive[1]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    struct pollfd p = {.fd = alive[0], .events = POLLIN};
+    if (poll(&p, 1, 0) > 0)
+        _exit(1);
+    close(alive[0]);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (private_proc() < 0 || ((flags & CLONE_NEWUSER) && drop_caps() < 0))
+        _exit(2);
+    return ISOLATE_INSIDE;
+}
