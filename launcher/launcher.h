@@ -54,6 +54,7 @@ struct launcher {
     bool gave_up;
     int signals_seen;
     int64_t t_created, t_launched, ready_deadline, tick_ns;
+    int64_t t_signal;          /* when the signal that began teardown came */
     int forced;                /* exit code of a signal/timeout, or -1 */
     int first_failure;         /* exit code of the first failure, or -1 */
 };

@@ -82,14 +82,20 @@ void sv_reap(struct launcher *L)
     }
 }
 
+/* A signal sent to our process group reaches an --isolate relay, which
+ * passes it on, and us: one request that arrives twice, close together. */
+#define SIGNAL_REPEAT_NS (100ll * 1000000)
+
 void sv_signal(struct launcher *L, int sig)
 {
     L->signals_seen++;
     if (L->phase == PH_TEARDOWN || L->phase == PH_STOPPING) {
-        if (L->kills_sent == 0) /* asked again: skip the grace period */
+        /* asked again: skip the grace period */
+        if (L->kills_sent == 0 && emu_now_ns() - L->t_signal >= SIGNAL_REPEAT_NS)
             td_grace_expired(L);
         return;
     }
+    L->t_signal = emu_now_ns();
     msg("caught SIG%s, stopping the job", sigabbrev_np(sig));
     td_begin(L, 128 + sig);
 }

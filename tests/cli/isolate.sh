@@ -108,6 +108,23 @@ for sig in INT TERM HUP; do
     assert_clean
 done
 
+# kill -- -PGID (a shell's kill %1, GNU timeout) reaches the relay and the
+# launcher alike: the relay passes its copy on, and the launcher must take
+# the two as one request, not as "asked again" (which skips the SIGTERM
+# grace: ranks that ignore SIGTERM would then die at once, not after 300 ms).
+case_begin "a signal to the whole process group is one request"
+OUT="$TMP/pg.out"; ERR="$TMP/pg.err"
+setsid "$RUN" -v --isolate -N 1 -n 2 -- "$HELPER" tag=$TAG ignore-term ready sleep=30000 \
+    >"$OUT" 2>"$ERR" </dev/null &
+BG=$!; BG_PIDS+=("$BG")
+wait_lines "$OUT" '\] ready$' 2
+kill -INT -- "-$BG"
+wait_bg 20
+expect_status 130
+[[ $(grep -c '^emunic-run: caught SIGINT' "$ERR") -eq 1 ]] || fail "want one 'caught SIGINT' line"
+(( ELAPSED >= 250 )) || fail "the ranks were SIGKILLed after ${ELAPSED} ms: the grace period was skipped"
+assert_clean
+
 # No cgroup, so nothing but the namespace ends the escaped children: when
 # its init (the launcher) is SIGKILLed through the relay's death, the
 # kernel kills every process of the job.
