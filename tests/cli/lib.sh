@@ -63,6 +63,16 @@ memfd_describe() {
            u[$3] = u[$3] (u[$3] == "" ? "" : ", ") $1 " " c " " $2 }
          END { for (n in u) printf "%s (%s) ", n, u[n] }' <<<"$1"
 }
+# launcher_holds ID USERS: the job's launcher, the holder of its segment
+# whose pid in its own namespace the job id starts with (1 under
+# --isolate, as --cleanup judges it), still holds it.
+launcher_holds() {
+    local id=$1 p
+    for p in $(awk -v n="emunic.$id.job" '$2 == "fd" && $3 == n { print $1 }' <<<"$2"); do
+        [[ $(awk '$1 == "NSpid:" { print $NF }' "/proc/$p/status" 2>/dev/null) == "${id%%-*}" ]] && return 0
+    done
+    return 1
+}
 # Leaks: memfds that appeared during the test and whose job is over: its
 # launcher (the pid the job id starts with) no longer holds the segment,
 # yet some process still holds or maps them. Objects of live jobs belong
@@ -75,7 +85,7 @@ memfd_leaks() {
         users=$(memfd_users)
         for n in $(comm -13 <(echo "$MEMFD_BEFORE") <(awk '{print $3}' <<<"$users" | sort -u)); do
             id=${n#emunic.}; id=${id%%.*}
-            grep -qxF "${id%%-*} fd emunic.$id.job" <<<"$users" && continue
+            launcher_holds "$id" "$users" && continue
             found+=$(grep -F " emunic.$id." <<<"$users" || true)$'\n'
         done
         [[ -z ${found//$'\n'/} ]] && return 0
