@@ -95,7 +95,8 @@ static void on_signals(struct launcher *L)
             if (si[i].ssi_signo == SIGCHLD)
                 sv_reap(L);
             else
-                sv_signal(L, (int)si[i].ssi_signo);
+                sv_signal(L, (int)si[i].ssi_signo,
+                          si[i].ssi_code == SI_QUEUE && si[i].ssi_int == ISOLATE_RELAYED);
 }
 
 static void dispatch(struct launcher *L, const struct epoll_event *ev)

@@ -83,6 +83,16 @@ static int private_proc(void)
             "(a container that masks parts of /proc forbids it)", strerror(errno));
         return -1;
     }
+    /* The one file a client names after the job (DCMF's lockbox) and
+     * whatever else the job's programs share by name (MPI's segments) go
+     * to a /dev/shm of the job's own, gone with it. A shm directory the
+     * user chose (EMUNIC_SHM_DIR) is theirs: left as it is. */
+    const char *dir = getenv("EMUNIC_SHM_DIR");
+    if ((!dir || !*dir || !strcmp(dir, "/dev/shm")) &&
+        mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") < 0) {
+        msg("--isolate: cannot mount a /dev/shm of the job's own: %s", strerror(errno));
+        return -1;
+    }
     return 0;
 }
 
@@ -97,8 +107,10 @@ static int relay(pid_t child, const sigset_t *sigs)
         if (sig < 0)
             continue;
         if (sig != SIGCHLD) {
+            /* marked, so that the launcher can tell it from the copy a
+             * signal to the whole process group gave it directly */
             if (si.si_code == SI_USER || si.si_code == SI_QUEUE || si.si_code == SI_TKILL)
-                kill(child, sig);
+                sigqueue(child, sig, (union sigval){.sival_int = ISOLATE_RELAYED});
             continue;
         }
         int st;
@@ -130,13 +142,18 @@ int isolate_enter(void)
             strerror(errno));
         return 2;
     }
-    /* The relay's signals wait blocked until it takes them; the launcher
-     * starts with the mask we had. */
-    sigset_t sigs, old;
-    sigemptyset(&sigs);
-    int relayed[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
-    for (size_t i = 0; i < sizeof relayed / sizeof relayed[0]; i++)
-        sigaddset(&sigs, relayed[i]);
+    /* What the relay passes on waits blocked until it takes it. The
+     * launcher keeps those blocked too until signals_take: as the
+     * namespace's init it would drop them unhandled. Other signals end the
+     * relay, and through its death signal the whole job, as they would end
+     * a launcher that is not isolated. */
+    sigset_t stop, sigs, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    sigs = stop;
+    sigaddset(&sigs, SIGCHLD);
     sigprocmask(SIG_BLOCK, &sigs, &old);
     struct sigaction dfl = {.sa_handler = SIG_DFL}; /* an inherited SIG_IGN would reap for us */
     sigaction(SIGCHLD, &dfl, NULL);
@@ -163,6 +180,7 @@ int isolate_enter(void)
     if (poll(&p, 1, 0) > 0)
         _exit(1);
     close(alive[0]);
+    sigorset(&old, &old, &stop);
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (private_proc() < 0 || ((flags & CLONE_NEWUSER) && drop_caps() < 0))
         _exit(2);

@@ -54,7 +54,8 @@ struct launcher {
     bool gave_up;
     int signals_seen;
     int64_t t_created, t_launched, ready_deadline, tick_ns;
-    int64_t t_signal;          /* when the signal that began teardown came */
+    unsigned sigs_direct, sigs_relayed; /* sv_signal: copies of each kind */
+    bool stopped_by_signal;    /* a signal began the teardown */
     int forced;                /* exit code of a signal/timeout, or -1 */
     int first_failure;         /* exit code of the first failure, or -1 */
 };
@@ -66,6 +67,8 @@ int job_run(const struct opts *o);
  * status once it ended (2 if its namespaces could not be made); in the job's
  * first process, inside them, ISOLATE_INSIDE. */
 #define ISOLATE_INSIDE (-1)
+/* sigqueue value of the signals the relay passes on */
+#define ISOLATE_RELAYED 0x52454c59
 int isolate_enter(void);
 
 /* preflight.c: checks that need no job, then the fd limit */
@@ -92,7 +95,7 @@ int spawn_rank(struct launcher *L, uint32_t rank);
 
 /* supervise.c: reactions to events */
 void sv_reap(struct launcher *L);
-void sv_signal(struct launcher *L, int sig);
+void sv_signal(struct launcher *L, int sig, bool relayed);
 void sv_timeout(struct launcher *L);
 void sv_tick(struct launcher *L);
 void sv_start_failed(struct launcher *L);

@@ -83,19 +83,21 @@ void sv_reap(struct launcher *L)
 }
 
 /* A signal sent to our process group reaches an --isolate relay, which
- * passes it on, and us: one request that arrives twice, close together. */
-#define SIGNAL_REPEAT_NS (100ll * 1000000)
-
-void sv_signal(struct launcher *L, int sig)
+ * passes on a marked copy, and us: copies sent to us and copies the relay
+ * passed on are counted apart, and only a second one of the same kind, or
+ * any signal in a teardown that no signal began, asks again. */
+void sv_signal(struct launcher *L, int sig, bool relayed)
 {
     L->signals_seen++;
+    unsigned *copies = relayed ? &L->sigs_relayed : &L->sigs_direct;
+    ++*copies;
     if (L->phase == PH_TEARDOWN || L->phase == PH_STOPPING) {
         /* asked again: skip the grace period */
-        if (L->kills_sent == 0 && emu_now_ns() - L->t_signal >= SIGNAL_REPEAT_NS)
+        if (L->kills_sent == 0 && (!L->stopped_by_signal || *copies >= 2))
             td_grace_expired(L);
         return;
     }
-    L->t_signal = emu_now_ns();
+    L->stopped_by_signal = true;
     msg("caught SIG%s, stopping the job", sigabbrev_np(sig));
     td_begin(L, 128 + sig);
 }

@@ -55,10 +55,29 @@ static int fail(int code, const char *fmt, ...)
 
 /* ---- finding the job ---- */
 
+/* The launcher as we see it: under --isolate its pid in the job
+ * (geo.launcher_pid, 1) is not ours, so open_job looks for the holder
+ * whose pid in its own namespace the job id starts with. */
+static pid_t launcher_here;
+
 static bool launcher_alive(const struct emu_job *j)
 {
-    pid_t p = j->geo.launcher_pid;
+    pid_t p = launcher_here > 0 ? launcher_here : j->geo.launcher_pid;
+    if (launcher_here > 0)
+        return !emu_proc_gone(p);
     return p > 0 && (kill(p, 0) == 0 || errno == EPERM);
+}
+
+struct finding {
+    const char *id;
+    pid_t pid;
+};
+
+static void find_launcher(const char *id, pid_t pid, bool holds, void *arg)
+{
+    struct finding *f = arg;
+    if (holds && !strcmp(id, f->id) && emu_proc_inner_pid(pid) == (pid_t)atoi(id))
+        f->pid = pid;
 }
 
 struct jobs {
@@ -124,6 +143,9 @@ static int open_job(const char *arg, struct emu_job *j)
         return fail(1, "job %s's segment is not an emunic job segment (or one of another emunic version)", id);
     if (rc)
         return fail(1, "cannot open job %s: %s", id, strerror(-rc));
+    struct finding f = {id, 0};
+    emu_memfd_foreach_job(find_launcher, &f);
+    launcher_here = f.pid;
     return 0;
 }
 
