@@ -9,6 +9,9 @@
 #                 (default: build/ at the top of the source tree)
 #   -t TRIALS     trials of each victim (default 20)
 #   -q            quick: 3 trials, for a smoke test
+#   -i            the jobs run with --isolate (the launcher victim is then
+#                 the relay the user started; ranks are children of the
+#                 launcher proper, the namespace's init)
 #   OUT_CSV       one line per trial (default BUILD_DIR/bench-results/teardown.csv)
 #
 # Each trial starts `emunic-run -N 2 -n 1 -- core_bw` (4 KiB windows for
@@ -24,12 +27,14 @@ set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build"
 trials=20
-while getopts "b:t:qh" o; do
+iso=""
+while getopts "b:t:qih" o; do
     case $o in
     b) build=$(cd "$OPTARG" && pwd) ;;
     t) trials=$OPTARG ;;
     q) trials=3 ;;
-    h) sed -n '2,21s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    i) iso=--isolate ;;
+    h) sed -n '2,24s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) exit 2 ;;
     esac
 done
@@ -73,12 +78,12 @@ alive() {
 }
 
 echo "victim,trial,ms_to_gone,left_procs,left_mem,left_mem_after_cleanup,launcher_status" >"$out"
-echo "# teardown host=$(hostname) nproc=$(nproc) date=$(date -u +%FT%TZ) commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null) trials=$trials" >&2
+echo "# teardown host=$(hostname) nproc=$(nproc) date=$(date -u +%FT%TZ) commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null) trials=$trials${iso:+ $iso}" >&2
 
 for victim in rank daemon launcher; do
     for t in $(seq 1 "$trials"); do
         log=$tmp/run.$victim.$t
-        "$bin/emunic-run" -v -N 2 -n 1 --timeout 600 -- "$bin/core_bw" --sizes 4096 --volume 1024G --max-windows 100000000 \
+        "$bin/emunic-run" -v $iso -N 2 -n 1 --timeout 600 -- "$bin/core_bw" --sizes 4096 --volume 1024G --max-windows 100000000 \
             >"$log.out" 2>"$log.err" &
         launcher=$!
         # started: both daemons and both ranks exist and a second has passed
@@ -90,10 +95,12 @@ for victim in rank daemon launcher; do
         id=$(sed -n 's/.*job \([0-9]*-[0-9a-f]*\).*/\1/p' "$log.err" | head -n 1)
         mapfile -t procs < <(descendants "$launcher")
         all=("$launcher" "${procs[@]}")
+        proper=$launcher
+        [ -n "$iso" ] && proper=$(for p in "${procs[@]}"; do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = emunic-run ] && echo "$p"; done | head -n 1)
         case $victim in
         # a rank is the launcher's child (core_bw forks helpers of its own)
         rank) target=$(for p in "${procs[@]}"; do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = core_bw ] &&
-                           [ "$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null)" = "$launcher" ] && echo "$p"; done | head -n 1) ;;
+                           [ "$(awk '{print $4}' "/proc/$p/stat" 2>/dev/null)" = "$proper" ] && echo "$p"; done | head -n 1) ;;
         daemon) target=$(for p in "${procs[@]}"; do [ "$(cat "/proc/$p/comm" 2>/dev/null)" = emunic-nicd ] && echo "$p"; done | head -n 1) ;;
         launcher) target=$launcher ;;
         esac
