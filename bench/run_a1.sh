@@ -9,6 +9,11 @@
 #                 it is installed to OUT_DIR/prefix
 #   -t TRIALS     trials of each latency program (default 15)
 #   -q            quick: 3 trials, AllFlushAll at 2x1 only
+#   -S LAYOUTS    instead: AllFlushAll against scale at LAYOUTS (for example
+#                 2x1,2x2,4x1,4x2), every MPI_Barrier of the benchmark made
+#                 to yield (bench/mpi_yield_barrier.c preloaded: MPICH's
+#                 spins), A1 also without its spinning helper thread
+#                 (A1D_ENABLE_CHT=0)
 #   OUT_DIR       default BUILD_DIR/bench-a1-results
 #
 # A1 is built by the client stage's recipe (tests/clients/a1_recipe.sh:
@@ -32,12 +37,14 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build="$src/build"
 trials=15
 quick=0
-while getopts "b:t:qh" o; do
+scale=""
+while getopts "b:t:qS:h" o; do
     case $o in
     b) build=$(cd "$OPTARG" && pwd) ;;
     t) trials=$OPTARG ;;
     q) quick=1; trials=3 ;;
-    h) sed -n '2,28s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    S) scale=${OPTARG//,/ } ;;
+    h) sed -n '2,33s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) exit 2 ;;
     esac
 done
@@ -77,6 +84,12 @@ for p in $progs; do
     mpicc.mpich -g -O2 -fcommon -I"$prefix/include" -o "$out/bin/$p.ours" "$a1/benchmarks/armci/$p.c" \
         -L"$lib" -Wl,-rpath,"$lib" -larmci -lpthread -lm || { echo "run_a1.sh: $p does not build" >&2; exit 1; }
 done >"$out/bench-build.log" 2>&1
+ybar=""
+if [ -n "$scale" ]; then
+    ybar=$out/bin/mpi_yield_barrier.so
+    mpicc.mpich -O2 -shared -fPIC -o "$ybar" "$src/bench/mpi_yield_barrier.c" >>"$out/bench-build.log" 2>&1 ||
+        { echo "run_a1.sh: mpi_yield_barrier.c does not build" >&2; exit 1; }
+fi
 
 export LD_LIBRARY_PATH=$lib
 run="$prefix/bin/emunic-run"
@@ -84,12 +97,15 @@ run="$prefix/bin/emunic-run"
 job() { # LAYOUT IMPL PROG
     local n=${1%x*} r=${1#*x}
     local tmo=${4:-240}
+    local pre=${ybar:+ $ybar}
     case $2 in
-    a1) timeout $((tmo + 60)) "$run" -N "$n" -n "$r" --nic dcmf --no-aslr --timeout "$tmo" -- \
-            env LD_PRELOAD=$jemalloc A1D_GET_PACKING_LIMIT=8192 "$out/bin/$3.a1" ;;
-    ours) timeout $((tmo + 60)) "$run" -N "$n" -n "$r" --nic dcmf --timeout "$tmo" -- "$out/bin/$3.ours" ;;
+    a1|a1_nocht) timeout $((tmo + 60)) "$run" -N "$n" -n "$r" --nic dcmf --no-aslr --timeout "$tmo" -- \
+            env LD_PRELOAD="$jemalloc$pre" A1D_GET_PACKING_LIMIT=8192 \
+            A1D_ENABLE_CHT=$([ "$2" = a1 ] && echo 1 || echo 0) "$out/bin/$3.a1" ;;
+    ours) timeout $((tmo + 60)) "$run" -N "$n" -n "$r" --nic dcmf --timeout "$tmo" -- \
+            env LD_PRELOAD="${pre# }" "$out/bin/$3.ours" ;;
     ours_nohelper) timeout $((tmo + 60)) "$run" -N "$n" -n "$r" --nic dcmf --timeout "$tmo" -- \
-            env ARMCI_HELPER=0 "$out/bin/$3.ours" ;;
+            env LD_PRELOAD="${pre# }" ARMCI_HELPER=0 "$out/bin/$3.ours" ;;
     esac 2>&1 | sed -n 's/^\[n0\.r0\] *//p'
 }
 # size and remote-completion column of a latency program's table
@@ -98,8 +114,9 @@ rows() { awk -v i="$1" -v t="$2" -v c="$3" '$1 ~ /^[0-9]+$/ && NF >= 2 && !seen[
 raw="$out/trials.txt"
 : >"$raw"
 : >"$out/failures.txt"
-echo "# run_a1.sh host=$(hostname) nproc=$(nproc) date=$(date -u +%FT%TZ) commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null) trials=$trials" | tee "$out/table.txt" >&2
-for t in $(seq 1 "$trials"); do
+echo "# run_a1.sh host=$(hostname) nproc=$(nproc) date=$(date -u +%FT%TZ) commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null) trials=$trials${scale:+ scale=$scale (yielding MPI_Barrier)}" | tee "$out/table.txt" >&2
+[ -n "$scale" ] && latency_trials=0 || latency_trials=$trials
+for t in $(seq 1 "$latency_trials"); do
     step "trial $t of $trials"
     for p in ARMCI_Put_latency ARMCI_Get_latency; do
         for impl in a1 ours ours_nohelper; do
@@ -117,10 +134,12 @@ for t in $(seq 1 "$trials"); do
 done
 layouts="2x1 2x2 4x1"
 [ $quick = 1 ] && layouts=2x1
+impls="a1 ours ours_nohelper"
+[ -n "$scale" ] && layouts=$scale impls="a1 a1_nocht ours ours_nohelper"
 for l in $layouts; do
     for t in $(seq 1 $(( trials < 5 ? trials : 5 ))); do
         step "AllFlushAll $l trial $t"
-        for impl in a1 ours ours_nohelper; do
+        for impl in $impls; do
             # only the first (8-byte) row is used: a run may be cut short
             # by its --timeout once it is printed (A1's rows take seconds)
             job "$l" $impl ARMCI_AllFlushAll_latency 20 >"$out/last.txt"
@@ -135,11 +154,11 @@ for l in $layouts; do
 done
 
 {
-    printf "%-10s %-22s %8s %10s %10s %10s %7s\n" impl case size median_us min_us max_us trials
+    printf "%-13s %-22s %8s %10s %10s %10s %7s\n" impl case size median_us min_us max_us trials
     sort -k1,1 -k2,2 -k3n "$raw" | awk '
         function flush() { if (n) { m = int((n + 1) / 2)
             for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { x = v[i]; v[i] = v[j]; v[j] = x }
-            printf "%-10s %-22s %8s %10.2f %10.2f %10.2f %7d\n", k1, k2, k3, v[m], v[1], v[n], n } n = 0 }
+            printf "%-13s %-22s %8s %10.2f %10.2f %10.2f %7d\n", k1, k2, k3, v[m], v[1], v[n], n } n = 0 }
         { key = $1 " " $2 " " $3; if (key != last) { flush(); last = key; k1 = $1; k2 = $2; k3 = $3 } v[++n] = $4 }
         END { flush() }' | grep -E ' (8|1024|65536|524288) '
     [ -s "$out/failures.txt" ] && { echo "failed runs (no figure):"; sort "$out/failures.txt" | sed 's/ in trial [0-9]*$//' | uniq -c; }
