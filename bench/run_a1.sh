@@ -23,8 +23,9 @@
 # programs ARMCI_Put_latency, ARMCI_Get_latency and
 # ARMCI_AllFlushAll_latency are built twice from the same source: against
 # A1's armci.h/liba1.a and against emunic's armci.h/libarmci. Each trial
-# runs A1's, ours (default: a data-server helper thread per node), ours
-# with ARMCI_HELPER=0 and dcmf_latency back to back at 2x1 (--nic dcmf);
+# runs A1's (as it ships, and without its helper thread: a1_nocht), ours
+# (default: a data-server helper thread per node), ours with
+# ARMCI_HELPER=0 and dcmf_latency back to back at 2x1 (--nic dcmf);
 # AllFlushAll runs at 2x1, 2x2 and 4x1, up to 5 trials (its 8-byte row: put
 # to every rank, ARMCI_AllFence, MPI_Barrier; later rows accumulate
 # earlier ones, a bug of the benchmark). The table has medians, min and
@@ -44,7 +45,7 @@ while getopts "b:t:qS:h" o; do
     t) trials=$OPTARG ;;
     q) quick=1; trials=3 ;;
     S) scale=${OPTARG//,/ } ;;
-    h) sed -n '2,33s/^# \{0,1\}//p' "$0"; exit 0 ;;
+    h) sed -n '2,34s/^# \{0,1\}//p' "$0"; exit 0 ;;
     *) exit 2 ;;
     esac
 done
@@ -119,7 +120,7 @@ echo "# run_a1.sh host=$(hostname) nproc=$(nproc) date=$(date -u +%FT%TZ) commit
 for t in $(seq 1 "$latency_trials"); do
     step "trial $t of $trials"
     for p in ARMCI_Put_latency ARMCI_Get_latency; do
-        for impl in a1 ours ours_nohelper; do
+        for impl in a1 a1_nocht ours ours_nohelper; do
             # a run that fails (A1's own bugs) gives no figure, only a count
             if job 2x1 $impl $p >"$out/last.txt"; then
                 rows "$impl" "$t" "${p#ARMCI_}" <"$out/last.txt" >>"$raw"
