@@ -74,6 +74,10 @@ static int drop_caps(void)
  * mounted where nobody outside sees it. */
 static int private_proc(void)
 {
+    if (unshare(CLONE_NEWNS) < 0) {
+        msg("--isolate: cannot make the job's mount namespace: %s", strerror(errno));
+        return -1;
+    }
     if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0) {
         msg("--isolate: cannot make the job's mounts private: %s", strerror(errno));
         return -1;
@@ -130,7 +134,9 @@ int isolate_enter(void)
 {
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    int flags = CLONE_NEWPID | CLONE_NEWNS | (uid != 0 ? CLONE_NEWUSER : 0);
+    /* The mount namespace is the launcher's alone (private_proc): the
+     * relay keeps the host's /proc. */
+    int flags = CLONE_NEWPID | (uid != 0 ? CLONE_NEWUSER : 0);
     if (unshare(flags) < 0) {
         msg("--isolate: cannot make the job's namespaces: %s (this host does "
             "not allow %s)", strerror(errno),
@@ -170,7 +176,12 @@ int isolate_enter(void)
     }
     if (child > 0) {
         close(alive[0]);
-        return relay(child, &sigs); /* alive[1] closes when we exit */
+        int rc = relay(child, &sigs);
+        /* Not through exit(): what we would fork from now on is born in
+         * the job's PID namespace, where we do not exist, and LeakSanitizer's
+         * exit-time tracer is such a child. alive[1] closes with us. */
+        fflush(NULL);
+        _exit(rc);
     }
     /* The launcher, pid 1 of the job. It dies with the relay; if the relay
      * was gone before we asked, its end of the pipe is closed already. */

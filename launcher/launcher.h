@@ -63,9 +63,10 @@ struct launcher {
 /* main flow (run.c) */
 int job_run(const struct opts *o);
 
-/* isolate.c (--isolate): in the process the user started, the job's exit
- * status once it ended (2 if its namespaces could not be made); in the job's
- * first process, inside them, ISOLATE_INSIDE. */
+/* isolate.c (--isolate): 2 if the job's namespaces could not be made; in
+ * the job's first process, inside them, ISOLATE_INSIDE; the process the
+ * user started does not return once the job runs: it exits with the job's
+ * status. */
 #define ISOLATE_INSIDE (-1)
 /* sigqueue value of the signals the relay passes on */
 #define ISOLATE_RELAYED 0x52454c59
