@@ -2,8 +2,8 @@
  * namespace when we are not root, which is what lets an ordinary user make
  * the other two). Its processes see in /proc only their own job, so a rank
  * has no other job's pid to signal and no other job's /proc/PID/fd to open
- * that job's memory through: same-user jobs cannot reach each other, which
- * memfds alone do not give (core.md, "No names").
+ * that job's memory through, which memfds alone do not give (core.md, "No
+ * names"): jobs of one user that are all isolated cannot reach each other.
  *
  * The process the user started stays outside as a relay: it passes on the
  * signals somebody sends it and ends with the launcher's status. The
@@ -70,9 +70,9 @@ static int drop_caps(void)
     return 0;
 }
 
-/* In the namespace's init: a /proc that shows this namespace's pids only,
- * mounted where nobody outside sees it. */
-static int private_proc(void)
+/* In the namespace's init: mounts of its own, with a /proc that shows this
+ * namespace's pids only, and a /dev/shm of its own. */
+static int private_mounts(void)
 {
     if (unshare(CLONE_NEWNS) < 0) {
         msg("--isolate: cannot make the job's mount namespace: %s", strerror(errno));
@@ -134,13 +134,20 @@ int isolate_enter(void)
 {
     uid_t uid = geteuid();
     gid_t gid = getegid();
-    /* The mount namespace is the launcher's alone (private_proc): the
+    /* The mount namespace is the launcher's alone (private_mounts): the
      * relay keeps the host's /proc. */
     int flags = CLONE_NEWPID | (uid != 0 ? CLONE_NEWUSER : 0);
-    if (unshare(flags) < 0) {
+    int rc = unshare(flags);
+    if (rc < 0 && errno == EPERM && !(flags & CLONE_NEWUSER)) {
+        /* root without CAP_SYS_ADMIN (a container's) may still make a user
+         * namespace, and with it the rest */
+        flags |= CLONE_NEWUSER;
+        rc = unshare(flags);
+    }
+    if (rc < 0) {
         msg("--isolate: cannot make the job's namespaces: %s (this host does "
             "not allow %s)", strerror(errno),
-            uid != 0 ? "unprivileged user namespaces" : "new PID namespaces");
+            flags & CLONE_NEWUSER ? "unprivileged user namespaces" : "new PID namespaces");
         return 2;
     }
     if ((flags & CLONE_NEWUSER) && map_ids(uid, gid) < 0) {
@@ -176,7 +183,7 @@ int isolate_enter(void)
     }
     if (child > 0) {
         close(alive[0]);
-        int rc = relay(child, &sigs);
+        rc = relay(child, &sigs);
         /* Not through exit(): what we would fork from now on is born in
          * the job's PID namespace, where we do not exist, and LeakSanitizer's
          * exit-time tracer is such a child. alive[1] closes with us. */
@@ -193,7 +200,7 @@ int isolate_enter(void)
     close(alive[0]);
     sigorset(&old, &old, &stop);
     sigprocmask(SIG_SETMASK, &old, NULL);
-    if (private_proc() < 0 || ((flags & CLONE_NEWUSER) && drop_caps() < 0))
+    if (private_mounts() < 0 || ((flags & CLONE_NEWUSER) && drop_caps() < 0))
         _exit(2);
     return ISOLATE_INSIDE;
 }

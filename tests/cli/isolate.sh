@@ -208,6 +208,24 @@ EMUNIC_ISOLATE=0 LIMIT=30 run -N 1 -n 1 -- sh -c 'echo pid $$'
 expect_status 0
 ! grep -qE '^\[n0\.r0\] pid [0-9]$' "$OUT" || fail "EMUNIC_ISOLATE=0 isolated the job"
 
+# Root without CAP_SYS_ADMIN (a container's root) cannot make a PID
+# namespace by itself; a user namespace gives it one.
+case_begin "root without CAP_SYS_ADMIN"
+if [[ $(id -u) -ne 0 ]] || ! command -v setpriv >/dev/null ||
+   ! setpriv --bounding-set=-sys_admin --inh-caps=-all true 2>/dev/null; then
+    echo "SKIP [root without CAP_SYS_ADMIN]: not root, or no setpriv"
+else
+    OUT="$TMP/out.nosysadmin"; ERR="$TMP/err.nosysadmin"
+    set +e
+    timeout -s KILL 30 setpriv --bounding-set=-sys_admin --inh-caps=-all \
+        "$RUN" --isolate -N 2 -n 1 -- sh -c 'echo pid $$' >"$OUT" 2>"$ERR" </dev/null
+    STATUS=$?
+    set -e
+    expect_status 0
+    [[ $(grep -cE '^\[n[01]\.r[01]\] pid [0-9]$' "$OUT") -eq 2 ]] ||
+        fail "the ranks did not run with pids of their own namespace"
+fi
+
 # An ordinary user needs a user namespace for the other two.
 case_begin "as an unprivileged user"
 if [[ $(id -u) -ne 0 ]] || ! command -v setpriv >/dev/null ||
