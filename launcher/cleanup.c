@@ -60,7 +60,7 @@ static void collect(const char *id, pid_t pid, bool holds, void *arg)
         return;
     /* the launcher made the id from its pid as it knows it: in a
      * container, not the pid we see */
-    if (holds && emu_proc_inner_pid(pid) == (pid_t)atoi(id))
+    if (holds && emu_proc_made_jobid(pid, id))
         j->live = true;
     for (size_t i = 0; i < j->n; i++)
         if (j->pids[i] == pid)

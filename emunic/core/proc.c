@@ -66,3 +66,8 @@ pid_t emu_proc_inner_pid(pid_t pid)
     fclose(f);
     return inner;
 }
+
+int emu_proc_made_jobid(pid_t pid, const char *jobid)
+{
+    return emu_proc_inner_pid(pid) == (pid_t)atoi(jobid);
+}

@@ -62,9 +62,9 @@ static pid_t launcher_here;
 
 static bool launcher_alive(const struct emu_job *j)
 {
-    pid_t p = launcher_here > 0 ? launcher_here : j->geo.launcher_pid;
     if (launcher_here > 0)
-        return !emu_proc_gone(p);
+        return !emu_proc_gone(launcher_here);
+    pid_t p = j->geo.launcher_pid;
     return p > 0 && (kill(p, 0) == 0 || errno == EPERM);
 }
 
@@ -76,7 +76,7 @@ struct finding {
 static void find_launcher(const char *id, pid_t pid, bool holds, void *arg)
 {
     struct finding *f = arg;
-    if (holds && !strcmp(id, f->id) && emu_proc_inner_pid(pid) == (pid_t)atoi(id))
+    if (holds && !strcmp(id, f->id) && emu_proc_made_jobid(pid, id))
         f->pid = pid;
 }
 
@@ -89,7 +89,7 @@ struct jobs {
 static void collect(const char *id, pid_t pid, bool holds, void *arg)
 {
     struct jobs *js = arg;
-    if (!holds || emu_proc_inner_pid(pid) != (pid_t)atoi(id))
+    if (!holds || !emu_proc_made_jobid(pid, id))
         return;
     for (unsigned i = 0; i < js->n; i++)
         if (!strcmp(js->ids[i], id))

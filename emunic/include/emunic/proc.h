@@ -19,4 +19,9 @@ int emu_proc_gone(pid_t pid);
  * is gone. */
 pid_t emu_proc_inner_pid(pid_t pid);
 
+/* Whether pid made the job id jobid, as a launcher does from its pid in
+ * its own namespace (1 under --isolate): the holder of a job's segment
+ * for which this is true is that job's launcher. */
+int emu_proc_made_jobid(pid_t pid, const char *jobid);
+
 #endif
