@@ -69,7 +69,7 @@ void sv_reap(struct launcher *L)
         if (p->kind == PROC_RANK) {
             /* NICs refuse work for a rank that is gone (EMU_E_DEAD) */
             if (L->job_made)
-                atomic_store(&L->job.ranks[p->idx].state, EMU_RANK_DONE);
+                atomic_store(&L->job.ranks[p->idx].state, EMU_RANK_GONE);
             /* an abort the rank sent just before exiting comes first */
             if (L->pmi)
                 pmi_drain(L->pmi, p->idx);

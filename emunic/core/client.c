@@ -323,12 +323,13 @@ void emunic_expect_hogs(void)
 /* ---- barrier ---- */
 
 /* Whether a rank from `from` on has exited (or was killed, --keep-going)
- * before entering barrier `want`: it never will. Its count is read after
- * its state, since it may have arrived and exited since. */
+ * before entering barrier `want`: it never will. One that only finalized
+ * may initialize again and come (PAMI_Client_destroy, then _create). Its
+ * count is read after its state, since it may have arrived and exited since. */
 static int rank_missing(uint32_t from, uint32_t want)
 {
     for (uint32_t r = from; r < CL.size; r++)
-        if (atomic_load_explicit(&CL.job.ranks[r].state, memory_order_acquire) == EMU_RANK_DONE &&
+        if (atomic_load_explicit(&CL.job.ranks[r].state, memory_order_acquire) == EMU_RANK_GONE &&
             (int32_t)(atomic_load(&CL.job.ranks[r].bar_seq) - want) < 0)
             return 1;
     return 0;

@@ -56,7 +56,10 @@ struct emu_job_params {
     char nic[16];       /* personality name, informational for the core */
 };
 
-enum emu_rank_state { EMU_RANK_NONE = 0, EMU_RANK_UP, EMU_RANK_DONE };
+/* DONE: the rank finalized, and may initialize again (a PAMI client
+ * destroyed and created anew); GONE: the launcher reaped it. Both mean
+ * "not a target"; only GONE means "will never enter a barrier". */
+enum emu_rank_state { EMU_RANK_NONE = 0, EMU_RANK_UP, EMU_RANK_DONE, EMU_RANK_GONE };
 
 /* EMU_HINT_HOGS: the rank runs a commthread beside threads that may hog a
  * CPU (emunic_expect_hogs); its NIC daemon then looks for hogs too. */
