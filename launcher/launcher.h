@@ -52,7 +52,6 @@ struct launcher {
     enum phase phase;
     int kills_sent;            /* 0: SIGTERM only, 1: SIGKILL too */
     bool gave_up;
-    int signals_seen;
     int64_t t_created, t_launched, ready_deadline, tick_ns;
     unsigned sigs_direct, sigs_relayed; /* sv_signal: copies of each kind */
     bool stopped_by_signal;    /* a signal began the teardown */

@@ -88,7 +88,6 @@ void sv_reap(struct launcher *L)
  * any signal in a teardown that no signal began, asks again. */
 void sv_signal(struct launcher *L, int sig, bool relayed)
 {
-    L->signals_seen++;
     unsigned *copies = relayed ? &L->sigs_relayed : &L->sigs_direct;
     ++*copies;
     if (L->phase == PH_TEARDOWN || L->phase == PH_STOPPING) {
