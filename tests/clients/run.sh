@@ -11,7 +11,8 @@
 #   EMUNIC_CLIENTS   where the archives are (default: ../shared/clients
 #                    beside the source tree); absent: one line, exit 0
 #   CLIENTS_WORK     scratch directory (default: BUILD_DIR/clients, emptied)
-#   CLIENTS_TIMEOUT  emunic-run --timeout of each test program (default 300)
+#   CLIENTS_TIMEOUT  emunic-run --timeout of each test program (default 300;
+#                    GA's programs get twice that)
 #   CLIENTS_LAYOUTS  SOS's unit set also at 4x1 (default), at 1x4 and 4x1
 #                    (all) or only 2x2 (2x2)
 #   CLIENTS_FULL     1: every layout and long run of every stage (make
