@@ -209,7 +209,7 @@ void guard_scan(struct emu_nic *nic, int64_t now)
      * the slot it left half-claimed */
     for (uint32_t l = 0; l < nic->nlocal; l++)
         if (!nic->fenced[nic->first + l] &&
-            atomic_load_explicit(&nic->job.ranks[nic->first + l].state, memory_order_relaxed) < EMU_RANK_DONE)
+            !emu_rank_ended(atomic_load_explicit(&nic->job.ranks[nic->first + l].state, memory_order_relaxed)))
             scan_cmdq(nic, l, now);
 }
 

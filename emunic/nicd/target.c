@@ -109,7 +109,7 @@ void nic_target(struct emu_nic *nic, struct emu_msg *m)
     /* a finished or dead rank's memory is not a target any more, nor that
      * of a rank we stopped serving */
     if (nic->fenced[m->dst] ||
-        atomic_load_explicit(&nic->job.ranks[m->dst].state, memory_order_acquire) >= EMU_RANK_DONE) {
+        emu_rank_ended(atomic_load_explicit(&nic->job.ranks[m->dst].state, memory_order_acquire))) {
         EMU_CTR_ADD(nic->ctr, errors, 1);
         if (m->flags & (EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ))
             emu_nic_ack(nic, m, EMU_E_DEAD, 0);

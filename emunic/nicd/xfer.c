@@ -139,8 +139,8 @@ static int vm_copy(struct emu_nic *nic, uint32_t rank, int to_remote, void *loca
 {
     pid_t pid = pid_of(nic, rank);
     if (pid <= 0)
-        return rank < nic->nranks && atomic_load(&nic->job.ranks[rank].state) >= EMU_RANK_DONE ? EMU_E_DEAD
-                                                                                             : EMU_E_FAULT;
+        return rank < nic->nranks && emu_rank_ended(atomic_load(&nic->job.ranks[rank].state)) ? EMU_E_DEAD
+                                                                                               : EMU_E_FAULT;
     EMU_CTR_ADD(nic->ctr, vm_copies, 1);
     uint64_t done = 0;
     while (done < len) {

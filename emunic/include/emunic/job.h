@@ -61,6 +61,10 @@ struct emu_job_params {
  * "not a target"; only GONE means "will never enter a barrier". */
 enum emu_rank_state { EMU_RANK_NONE = 0, EMU_RANK_UP, EMU_RANK_DONE, EMU_RANK_GONE };
 
+/* Finalized or reaped; the two values exactly, since the word is in the
+ * segment and another value is a scribble, not an end. */
+static inline int emu_rank_ended(uint32_t state) { return state == EMU_RANK_DONE || state == EMU_RANK_GONE; }
+
 /* EMU_HINT_HOGS: the rank runs a commthread beside threads that may hog a
  * CPU (emunic_expect_hogs); its NIC daemon then looks for hogs too. */
 #define EMU_HINT_HOGS 1u
