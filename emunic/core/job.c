@@ -22,7 +22,7 @@ static uint64_t line_up(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
 struct layout {
     uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net, total;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
-    uint64_t wire_off_rings, wire_size;
+    uint64_t wire_off_locks, wire_off_fenced, wire_off_rings, wire_size;
 };
 
 static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
@@ -39,7 +39,9 @@ static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
     l->off_cq = page_up(l->off_cmd + nranks * l->cmd_bytes);
     l->off_net = page_up(l->off_cq + nranks * l->cq_bytes);
     l->total = page_up(l->off_net + sizeof(struct emu_netcfg));
-    l->wire_off_rings = page_up((uint64_t)nnodes * EMU_NET_LINKS_PER_NODE * sizeof(uint64_t));
+    l->wire_off_locks = line_up((uint64_t)nnodes * EMU_NET_LINKS_PER_NODE * sizeof(uint64_t));
+    l->wire_off_fenced = l->wire_off_locks + (uint64_t)nnodes * sizeof(struct emu_wire_lock);
+    l->wire_off_rings = page_up(l->wire_off_fenced + nranks);
     l->wire_size = page_up(l->wire_off_rings + nnodes * l->wire_bytes);
 }
 
@@ -96,6 +98,8 @@ static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
     g->cmd_bytes = h->cmd_bytes;
     g->cq_bytes = h->cq_bytes;
     g->wire_bytes = h->wire_bytes;
+    g->wire_off_locks = l.wire_off_locks;
+    g->wire_off_fenced = l.wire_off_fenced;
     g->wire_off_rings = l.wire_off_rings;
     g->wire_size = l.wire_size;
     g->created_ns = h->created_ns;
@@ -376,6 +380,18 @@ struct emu_netcfg *emu_job_netcfg(const struct emu_job *j)
 _Atomic uint64_t *emu_job_links(const struct emu_job *j)
 {
     return j->wire ? (_Atomic uint64_t *)j->wire : NULL;
+}
+
+struct emu_wire_lock *emu_job_wire_lock(const struct emu_job *j, uint32_t node)
+{
+    if (!j->wire || node >= j->geo.nnodes)
+        return NULL;
+    return (struct emu_wire_lock *)((char *)j->wire + j->geo.wire_off_locks) + node;
+}
+
+_Atomic uint8_t *emu_job_wire_fenced(const struct emu_job *j)
+{
+    return j->wire ? (_Atomic uint8_t *)((char *)j->wire + j->geo.wire_off_fenced) : NULL;
 }
 
 void emu_jobid_new(char *buf, size_t n)

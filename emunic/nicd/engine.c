@@ -314,7 +314,7 @@ void emu_nic_route(struct emu_nic *nic, const struct emu_msg *m)
         dispatch_target(nic, &copy);
     } else if (LINK_ON()) {
         link_send(nic, node, m);
-    } else {
+    } else if (!fast_try(nic, node, m)) {
         wire_send(nic, node, m);
     }
 }
@@ -432,7 +432,7 @@ static int held(struct emu_nic *nic, uint32_t l)
     return 1;
 }
 
-static int turn(struct emu_nic *nic)
+static int turn_locked(struct emu_nic *nic)
 {
     int work = 0;
     struct emu_msg m;
@@ -477,6 +477,16 @@ static int turn(struct emu_nic *nic)
     return work;
 }
 
+/* All target work of a turn runs under our node's lock (fastpath.c). */
+static int turn(struct emu_nic *nic)
+{
+    if (!fast_turn_begin(nic))
+        return 1; /* put off, not idle */
+    int work = turn_locked(nic);
+    fast_turn_end(nic);
+    return work;
+}
+
 static bool has_work(void *arg)
 {
     struct emu_nic *nic = arg;
@@ -517,6 +527,7 @@ int nic_run(struct emu_nic *nic)
         prctl(PR_SET_TIMERSLACK, 1000UL); /* wake within ~1 us of a due time */
         cong_init(model.net, model.links, model.nnodes, nic->node, last);
     }
+    fast_init(nic, model.on);
     /* The shared abort flag is the ranks' (any rank can set it): the
      * launcher stops us with SIGTERM. */
     while (!nic->stop) {

@@ -124,6 +124,9 @@ void nic_fence(struct emu_nic *nic, uint32_t rank, int what, const char *fmt, ..
     if (rank >= nic->nranks || nic->fenced[rank])
         return;
     nic->fenced[rank] = 1;
+    _Atomic uint8_t *shared = emu_job_wire_fenced(&nic->job);
+    if (shared) /* other daemons' fast path (fastpath.c) stops serving it too */
+        atomic_store_explicit(&shared[rank], 1, memory_order_release);
     struct emu_ctl_report rep;
     memset(&rep, 0, sizeof rep);
     rep.magic = EMU_CTL_REPORT_MAGIC;

@@ -53,7 +53,11 @@ struct am_ticket {
 };
 
 struct emu_idle; /* idle.c */
-struct promo_set; /* xfer_promo.c */
+struct promo_set; /* Whether rank's process and heap are known here (latching them if it is
+ * up), so accesses to its memory need no /proc look-up. */
+int xfer_latch(struct emu_nic *nic, uint32_t rank);
+
+/* xfer_promo.c */
 
 /* idle.c */
 
@@ -107,6 +111,8 @@ int nic_run(struct emu_nic *nic);
 
 /* target.c */
 void nic_target(struct emu_nic *nic, struct emu_msg *m);
+/* The same for another node's rank (fastpath.c): ctr is that node's. */
+void nic_target_for(struct emu_nic *nic, struct emu_msg *m, struct emu_nic_counters *ctr);
 void nic_accept(struct emu_nic *nic, struct emu_msg *m);
 void nic_complete(struct emu_nic *nic, const struct emu_msg *ack);
 
@@ -152,6 +158,18 @@ void guard_hints(struct emu_nic *nic);
  * check the shared tail and sequence against our own count. 0 or -1 (full,
  * or the rank was fenced for a corrupt queue). */
 int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m);
+
+/* fastpath.c */
+/* Decide whether this job may take the path (after the model, links and
+ * trace are set up). */
+void fast_init(struct emu_nic *nic, int model_on);
+/* Take our node's lock for a turn: 0 if another daemon holds it (then
+ * the turn is put off). */
+int fast_turn_begin(struct emu_nic *nic);
+void fast_turn_end(struct emu_nic *nic);
+/* Apply m, addressed to a rank of node, here: 1 if done (completion
+ * delivered), 0 if it must go on the wire. */
+int fast_try(struct emu_nic *nic, uint32_t node, const struct emu_msg *m);
 
 /* orphan.c */
 /* Whether the launcher died (we were reparented and it is gone). */

@@ -86,7 +86,7 @@ static struct am_ticket *ticket_find(struct emu_nic *nic, uint64_t id, uint32_t 
 
 /* Returns 1 if the AM was delivered and the initiator's completion must
  * wait for an accept (long payload), else 0. */
-static int do_am(struct emu_nic *nic, const struct emu_msg *m)
+static int do_am(struct emu_nic *nic, struct emu_nic_counters *ctr, const struct emu_msg *m)
 {
     struct emu_msg e = *m;
     e.op = EMU_CQ_AM;
@@ -98,19 +98,31 @@ static int do_am(struct emu_nic *nic, const struct emu_msg *m)
             return -1;
         deferred = 1;
     }
-    EMU_CTR_ADD(nic->ctr, ams, 1);
+    EMU_CTR_ADD(ctr, ams, 1);
     emu_nic_deliver(nic, m->dst, &e);
     return deferred;
 }
 
+/* A rank that one of the daemons stopped serving (guard.c) */
+static int fenced(struct emu_nic *nic, uint32_t rank)
+{
+    _Atomic uint8_t *shared = emu_job_wire_fenced(&nic->job);
+    return nic->fenced[rank] || (shared && atomic_load_explicit(&shared[rank], memory_order_acquire));
+}
+
 void nic_target(struct emu_nic *nic, struct emu_msg *m)
+{
+    nic_target_for(nic, m, nic->ctr);
+}
+
+void nic_target_for(struct emu_nic *nic, struct emu_msg *m, struct emu_nic_counters *ctr)
 {
     int st;
     /* a finished or dead rank's memory is not a target any more, nor that
      * of a rank we stopped serving */
-    if (nic->fenced[m->dst] ||
+    if (fenced(nic, m->dst) ||
         emu_rank_ended(atomic_load_explicit(&nic->job.ranks[m->dst].state, memory_order_acquire))) {
-        EMU_CTR_ADD(nic->ctr, errors, 1);
+        EMU_CTR_ADD(ctr, errors, 1);
         if (m->flags & (EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ))
             emu_nic_ack(nic, m, EMU_E_DEAD, 0);
         return;
@@ -121,19 +133,19 @@ void nic_target(struct emu_nic *nic, struct emu_msg *m)
         break;
     case EMU_OP_WRITE:
         st = do_write(nic, m);
-        EMU_CTR_ADD(nic->ctr, writes, 1);
+        EMU_CTR_ADD(ctr, writes, 1);
         break;
     case EMU_OP_READ:
         st = do_read(nic, m);
-        EMU_CTR_ADD(nic->ctr, reads, 1);
+        EMU_CTR_ADD(ctr, reads, 1);
         break;
     case EMU_OP_ATOMIC:
     case EMU_OP_FETCH_ATOMIC:
         st = do_atomic(nic, m);
-        EMU_CTR_ADD(nic->ctr, atomics, 1);
+        EMU_CTR_ADD(ctr, atomics, 1);
         break;
     case EMU_OP_AM: {
-        int r = do_am(nic, m);
+        int r = do_am(nic, ctr, m);
         if (r == 1)
             return; /* acked when accepted */
         st = r == 0 ? EMU_OK : EMU_E_INVAL;
@@ -145,11 +157,11 @@ void nic_target(struct emu_nic *nic, struct emu_msg *m)
     }
     if (st == EMU_OK) {
         if (m->op != EMU_OP_AM && m->op != EMU_OP_NOP)
-            EMU_CTR_ADD(nic->ctr, bytes, m->len);
+            EMU_CTR_ADD(ctr, bytes, m->len);
         if (m->flags & EMU_F_TARGET_NOTIFY)
             notify_target(nic, m);
     } else {
-        EMU_CTR_ADD(nic->ctr, errors, 1);
+        EMU_CTR_ADD(ctr, errors, 1);
     }
     if (m->flags & (EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ))
         emu_nic_ack(nic, m, st, 0);

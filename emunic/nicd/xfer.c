@@ -115,6 +115,11 @@ char *xfer_heap_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t 
     return h->ptr + (addr - h->rbase);
 }
 
+int xfer_latch(struct emu_nic *nic, uint32_t rank)
+{
+    return rank < nic->nranks && heap_of(nic, rank) != NULL;
+}
+
 static pid_t pid_of(struct emu_nic *nic, uint32_t rank)
 {
     if (rank >= nic->nranks)

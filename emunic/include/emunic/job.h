@@ -138,7 +138,9 @@ struct emu_job_geo {
     uint64_t heap_size;
     uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
-    uint64_t wire_off_rings, wire_size; /* the daemons' object: links at 0, then the rings */
+    /* the daemons' object: links at 0, the nodes' target locks, the ranks'
+     * fenced flags, then the rings */
+    uint64_t wire_off_locks, wire_off_fenced, wire_off_rings, wire_size;
     int64_t created_ns;
     int32_t launcher_pid;
     char jobid[EMU_JOBID_MAX];
@@ -197,6 +199,18 @@ struct emu_netcfg *emu_job_netcfg(const struct emu_job *j);
 /* nnodes * EMU_NET_LINKS_PER_NODE busy-until times (node n's links at
  * n * EMU_NET_LINKS_PER_NODE), in the daemons' object (NULL if unmapped). */
 _Atomic uint64_t *emu_job_links(const struct emu_job *j);
+/* Whoever executes target-side work for node's ranks holds node's lock:
+ * its own daemon while it runs a turn, or another daemon doing that work
+ * for one operation of its own rank (nicd/fastpath.c). A cache line each. */
+struct emu_wire_lock {
+    _Atomic uint32_t held;
+    uint32_t holder; /* node of the holder, for a debugger */
+    uint64_t pad[7];
+};
+struct emu_wire_lock *emu_job_wire_lock(const struct emu_job *j, uint32_t node);
+/* nranks flags, 1 once the rank's own daemon stopped serving it (guard.c),
+ * so another daemon does not serve it either. */
+_Atomic uint8_t *emu_job_wire_fenced(const struct emu_job *j);
 
 static inline uint32_t emu_job_node_of(const struct emu_job *j, uint32_t rank)
 {

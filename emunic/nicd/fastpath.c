@@ -1,0 +1,137 @@
+/* Cross-node target work done by the initiator's daemon.
+ *
+ * A write, read, atomic or flush to another node's rank normally costs
+ * four process hand-offs (rank -> its NIC -> target NIC -> its NIC ->
+ * rank). All daemons of a host map every heap and trust each other, so the
+ * initiator's daemon can apply the operation itself, under the target
+ * node's lock, and complete it to its own rank: two hand-offs, as between
+ * two ranks of one node.
+ *
+ * Why this keeps the semantics. A node's target work is executed only by
+ * whoever holds its lock (emu_wire_lock): its own daemon holds it for each
+ * turn of its loop, which is where it pops its wire ring and runs every
+ * target operation, module work included; another daemon holds it for one
+ * operation. So NIC atomics stay atomic with respect to each other. An
+ * operation takes this path only when the target's wire ring is empty
+ * under the lock and nothing of ours waits for it in our backlog: then
+ * everything we sent that node before it has been applied, which keeps
+ * per-pair order (and makes a flush a no-op that completes at once). It
+ * also needs our own wire ring empty, so acks of earlier operations that
+ * are on their way back are not overtaken by this completion. The lock is
+ * only ever tried: a busy target means the usual road, never a wait.
+ *
+ * What keeps the usual road: active messages and target notifications
+ * (the target rank's completion queue has one producer, its daemon),
+ * personality module operations (their state is private to the target's
+ * daemon), and a job with a machine model, fault rules, the reliability
+ * protocol or a trace, whose timing and records belong to the wire.
+ * EMUNIC_FAST_PATH=0 turns the path off. */
+#include "nic.h"
+#include "trace.h"
+#include "link.h"
+
+#include <linux/futex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* emu_wire_lock.held: FREE, HELD, or HELD with the node's own daemon
+ * asleep on it (WAITED); only that daemon ever waits, others only try. */
+enum { FREE, HELD, WAITED };
+
+static int enabled; /* the job allows the path (fast_init) */
+
+void fast_init(struct emu_nic *nic, int model_on)
+{
+    const char *e = getenv("EMUNIC_FAST_PATH");
+    enabled = !(e && strcmp(e, "0") == 0) && !model_on && nic->net.nrules == 0 && !TRACE_ON() &&
+              !LINK_ON() && emu_job_wire_lock(&nic->job, nic->node) != NULL;
+}
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+static int lock_try(struct emu_wire_lock *l, uint32_t me)
+{
+    uint32_t expect = FREE;
+    if (atomic_load_explicit(&l->held, memory_order_relaxed) != FREE ||
+        !atomic_compare_exchange_strong_explicit(&l->held, &expect, HELD, memory_order_acquire,
+                                                 memory_order_relaxed))
+        return 0;
+    l->holder = me;
+    return 1;
+}
+
+static void lock_drop(struct emu_wire_lock *l)
+{
+    if (atomic_exchange_explicit(&l->held, FREE, memory_order_release) == WAITED)
+        futex(&l->held, FUTEX_WAKE, 1, NULL);
+}
+
+int fast_turn_begin(struct emu_nic *nic)
+{
+    struct emu_wire_lock *l = emu_job_wire_lock(&nic->job, nic->node);
+    if (!l || lock_try(l, nic->node))
+        return 1;
+    /* another daemon is applying one operation to our ranks (a copy of
+     * private memory may take a while): sleep until it lets go, with a
+     * timeout in case it died holding the lock */
+    EMU_CTR_ADD(nic->ctr, fast_busy, 1);
+    uint32_t expect = HELD;
+    if (atomic_compare_exchange_strong_explicit(&l->held, &expect, WAITED, memory_order_relaxed,
+                                                memory_order_relaxed) ||
+        expect == WAITED) {
+        struct timespec ts = {0, 1000000};
+        futex(&l->held, FUTEX_WAIT, WAITED, &ts);
+    }
+    return 0;
+}
+
+void fast_turn_end(struct emu_nic *nic)
+{
+    struct emu_wire_lock *l = emu_job_wire_lock(&nic->job, nic->node);
+    if (l)
+        lock_drop(l);
+}
+
+static int eligible(const struct emu_msg *m)
+{
+    switch (m->op) {
+    case EMU_OP_NOP:
+    case EMU_OP_WRITE:
+    case EMU_OP_READ:
+    case EMU_OP_ATOMIC:
+    case EMU_OP_FETCH_ATOMIC:
+        return !(m->flags & EMU_F_TARGET_NOTIFY);
+    default:
+        return 0;
+    }
+}
+
+int fast_try(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
+{
+    if (!enabled || !eligible(m) || nic->wire_backlog[node].head || emu_ring_ready(&nic->wire_in))
+        return 0;
+    /* reaching a rank's heap the first time takes /proc look-ups: do them
+     * before the lock, and leave a rank that is not up to its own daemon */
+    if (!xfer_latch(nic, m->dst) || !xfer_latch(nic, m->src))
+        return 0;
+    struct emu_wire_lock *l = emu_job_wire_lock(&nic->job, node);
+    if (!l || !lock_try(l, nic->node))
+        return 0;
+    /* under the lock the target's daemon is between turns: an empty ring
+     * means it has applied all we sent it */
+    if (emu_ring_depth(&nic->wire_out[node]) != 0) {
+        lock_drop(l);
+        return 0;
+    }
+    struct emu_msg copy = *m;
+    nic_target_for(nic, &copy, &nic->job.nodes[node].ctr);
+    lock_drop(l);
+    EMU_CTR_ADD(nic->ctr, fast_ops, 1);
+    return 1;
+}
