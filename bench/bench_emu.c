@@ -129,8 +129,10 @@ void be_ctrs_sub(const struct be_ctrs *a, const struct be_ctrs *b, struct be_ctr
 {
     const uint64_t *pa = (const uint64_t *)a, *pb = (const uint64_t *)b;
     uint64_t *pd = (uint64_t *)d;
+    /* the context switch sums fall when a process exits between the two
+     * readings (its /proc entry is gone): 0, not a wrapped 2^64 */
     for (size_t i = 0; i < sizeof *d / sizeof(uint64_t); i++)
-        pd[i] = pa[i] - pb[i];
+        pd[i] = pa[i] >= pb[i] ? pa[i] - pb[i] : 0;
 }
 
 void be_ctrs_csv(FILE *f, const struct be_ctrs *d, double ops)

@@ -22,7 +22,7 @@ static uint64_t line_up(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
 struct layout {
     uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net, total;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
-    uint64_t wire_off_locks, wire_off_fenced, wire_off_rings, wire_size;
+    uint64_t wire_off_locks, wire_off_fenced, wire_off_cqs, wire_off_rings, wire_size;
 };
 
 static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
@@ -41,7 +41,8 @@ static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
     l->total = page_up(l->off_net + sizeof(struct emu_netcfg));
     l->wire_off_locks = line_up((uint64_t)nnodes * EMU_NET_LINKS_PER_NODE * sizeof(uint64_t));
     l->wire_off_fenced = l->wire_off_locks + (uint64_t)nnodes * sizeof(struct emu_wire_lock);
-    l->wire_off_rings = page_up(l->wire_off_fenced + nranks);
+    l->wire_off_cqs = line_up(l->wire_off_fenced + nranks);
+    l->wire_off_rings = page_up(l->wire_off_cqs + nranks * sizeof(struct emu_wire_cq));
     l->wire_size = page_up(l->wire_off_rings + nnodes * l->wire_bytes);
 }
 
@@ -100,6 +101,7 @@ static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
     g->wire_bytes = h->wire_bytes;
     g->wire_off_locks = l.wire_off_locks;
     g->wire_off_fenced = l.wire_off_fenced;
+    g->wire_off_cqs = l.wire_off_cqs;
     g->wire_off_rings = l.wire_off_rings;
     g->wire_size = l.wire_size;
     g->created_ns = h->created_ns;
@@ -387,6 +389,13 @@ struct emu_wire_lock *emu_job_wire_lock(const struct emu_job *j, uint32_t node)
     if (!j->wire || node >= j->geo.nnodes)
         return NULL;
     return (struct emu_wire_lock *)((char *)j->wire + j->geo.wire_off_locks) + node;
+}
+
+struct emu_wire_cq *emu_job_wire_cq(const struct emu_job *j, uint32_t rank)
+{
+    if (!j->wire || rank >= j->geo.nranks)
+        return NULL;
+    return (struct emu_wire_cq *)((char *)j->wire + j->geo.wire_off_cqs) + rank;
 }
 
 _Atomic uint8_t *emu_job_wire_fenced(const struct emu_job *j)

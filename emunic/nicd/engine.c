@@ -62,6 +62,13 @@ static int mq_flush(struct emu_nic *nic, struct mq *q, struct emu_ring *r)
     return n;
 }
 
+/* Tell the other daemons how many completions wait for local rank l's
+ * queue: while any do, none of them may push there (fastpath.c). */
+static void cq_parked(struct emu_nic *nic, uint32_t l)
+{
+    atomic_store_explicit(&nic->cqacct[nic->first + l].parked, nic->cq_backlog[l].n, memory_order_relaxed);
+}
+
 /* The same for a local rank's completion queue, through the guard. */
 static int cq_flush(struct emu_nic *nic, uint32_t l)
 {
@@ -79,6 +86,8 @@ static int cq_flush(struct emu_nic *nic, uint32_t l)
     }
     if (q->n < PARK_SOFT)
         nic->held_since[l] = 0; /* its commands flow again */
+    if (n)
+        cq_parked(nic, l);
     return n;
 }
 
@@ -93,6 +102,7 @@ static void cq_drop(struct emu_nic *nic, uint32_t l)
     }
     q->tail = NULL;
     q->n = 0;
+    cq_parked(nic, l);
 }
 
 static void mq_clear(struct mq *q)
@@ -160,7 +170,11 @@ int emu_nic_eq_refuse(struct emu_nic *nic, uint32_t rank)
 void emu_nic_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *cqe)
 {
     uint32_t l = rank - nic->first;
-    if (rank < nic->first || l >= nic->nlocal || nic->fenced[rank])
+    if (rank < nic->first || l >= nic->nlocal) {
+        fast_deliver(nic, rank, cqe); /* another node's rank, under its lock */
+        return;
+    }
+    if (nic->fenced[rank])
         return;
     struct mq *q = &nic->cq_backlog[l];
     if (q->head || guard_cq_push(nic, l, cqe) != 0) {
@@ -177,6 +191,7 @@ void emu_nic_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *c
             nic_fence(nic, rank, EMU_CTL_CQ_OVERFLOW, "no memory to park its completions (%zu parked)", q->n);
             return;
         }
+        cq_parked(nic, l);
     }
     EMU_CTR_ADD(nic->ctr, completions, 1);
     if (TRACE_ON() && cqe->op == EMU_CQ_DONE)
@@ -624,20 +639,21 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, 
     nic->wire_backlog = calloc(g->nnodes, sizeof *nic->wire_backlog);
     nic->eq_asked = calloc(nic->nlocal, sizeof *nic->eq_asked);
     nic->fenced = calloc(nic->nranks, sizeof *nic->fenced);
-    nic->cq_tail = calloc(nic->nlocal, sizeof *nic->cq_tail);
     nic->cmd_stuck = calloc(nic->nlocal, sizeof *nic->cmd_stuck);
     nic->held_since = calloc(nic->nlocal, sizeof *nic->held_since);
     nic->held_at = calloc(nic->nlocal, sizeof *nic->held_at);
     nic->refused_seen = calloc(nic->nlocal, sizeof *nic->refused_seen);
     if (!nic->cmd || !nic->cq || !nic->cq_backlog || !nic->wire_out || !nic->wire_backlog || !nic->eq_asked ||
-        !nic->fenced || !nic->cq_tail || !nic->cmd_stuck || !nic->held_since || !nic->held_at ||
+        !nic->fenced || !nic->cmd_stuck || !nic->held_since || !nic->held_at ||
         !nic->refused_seen)
         return -ENOMEM;
+    if (!(nic->cqacct = emu_job_wire_cq(&nic->job, 0)))
+        return -EPROTO;
     for (uint32_t l = 0; l < nic->nlocal; l++) {
         if (emu_ring_attach(&nic->cmd[l], emu_job_cmd_ring(&nic->job, nic->first + l), g->cmd_slots) ||
             emu_ring_attach(&nic->cq[l], emu_job_cq_ring(&nic->job, nic->first + l), g->cq_slots))
             return -EPROTO;
-        nic->cq_tail[l] = atomic_load(&nic->cq[l].shm->tail);
+        atomic_store(&nic->cqacct[nic->first + l].pushed, atomic_load(&nic->cq[l].shm->tail));
     }
     for (uint32_t n = 0; n < g->nnodes; n++)
         if (emu_ring_attach(&nic->wire_out[n], emu_job_wire_ring(&nic->job, n), g->wire_slots))
@@ -681,7 +697,6 @@ void nic_close(struct emu_nic *nic)
     free(nic->wire_backlog);
     free(nic->eq_asked);
     free(nic->fenced);
-    free(nic->cq_tail);
     free(nic->cmd_stuck);
     free(nic->held_since);
     free(nic->held_at);

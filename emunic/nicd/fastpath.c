@@ -20,12 +20,18 @@
  * are on their way back are not overtaken by this completion. The lock is
  * only ever tried: a busy target means the usual road, never a wait.
  *
- * What keeps the usual road: active messages and target notifications
- * (the target rank's completion queue has one producer, its daemon),
- * personality module operations (their state is private to the target's
- * daemon), and a job with a machine model, fault rules, the reliability
- * protocol or a trace, whose timing and records belong to the wire.
- * EMUNIC_FAST_PATH=0 turns the path off. */
+ * Inline active messages and target notifications put an entry into the
+ * target rank's completion queue. Its producers are the daemons, one at a
+ * time under the node's lock, counting its entries in the wire object
+ * (emu_wire_cq), so the check of its tail stays exact; such an operation
+ * takes the path only when the queue has room and its daemon has nothing
+ * parked for it, so entries keep their order and none needs parking here.
+ *
+ * What keeps the usual road: long active messages (the payload waits at
+ * the target's daemon for an accept), personality module operations (their
+ * state is private to the target's daemon), and a job with a machine
+ * model, fault rules, the reliability protocol or a trace, whose timing and
+ * records belong to the wire. EMUNIC_FAST_PATH=0 turns the path off. */
 #include "nic.h"
 #include "trace.h"
 #include "link.h"
@@ -42,12 +48,53 @@
 enum { FREE, HELD, WAITED };
 
 static int enabled; /* the job allows the path (fast_init) */
+/* while applying an operation for another node: that node's counters */
+static struct emu_nic_counters *target_ctr;
+static struct emu_ring *cq_views; /* [nranks] other nodes' ranks' completion queues */
+static uint8_t *cq_viewed;
 
 void fast_init(struct emu_nic *nic, int model_on)
 {
     const char *e = getenv("EMUNIC_FAST_PATH");
     enabled = !(e && strcmp(e, "0") == 0) && !model_on && nic->net.nrules == 0 && !TRACE_ON() &&
               !LINK_ON() && emu_job_wire_lock(&nic->job, nic->node) != NULL;
+    if (enabled) {
+        cq_views = calloc(nic->nranks, sizeof *cq_views);
+        cq_viewed = calloc(nic->nranks, 1);
+        enabled = cq_views && cq_viewed;
+    }
+}
+
+static struct emu_ring *cq_view(struct emu_nic *nic, uint32_t rank)
+{
+    if (!cq_viewed[rank]) {
+        if (emu_ring_attach(&cq_views[rank], emu_job_cq_ring(&nic->job, rank), nic->job.geo.cq_slots) != 0)
+            return NULL;
+        cq_viewed[rank] = 1;
+    }
+    return &cq_views[rank];
+}
+
+/* Room for one entry in rank's queue that nothing parked must precede:
+ * under the node's lock nobody else pushes, and the rank only takes. */
+static int cq_room(struct emu_nic *nic, uint32_t rank)
+{
+    struct emu_ring *r = cq_view(nic, rank);
+    return r && atomic_load_explicit(&nic->cqacct[rank].parked, memory_order_relaxed) == 0 &&
+           emu_ring_depth(r) < (uint64_t)r->mask;
+}
+
+void fast_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *cqe)
+{
+    _Atomic uint8_t *fenced = emu_job_wire_fenced(&nic->job);
+    if (rank >= nic->nranks || !target_ctr || nic->fenced[rank] || !fenced ||
+        atomic_load_explicit(&fenced[rank], memory_order_acquire))
+        return;
+    struct emu_ring *r = cq_view(nic, rank);
+    if (!r || guard_cq_push_ring(nic, rank, r, cqe) != 0)
+        return; /* cq_room said there was room: the rank broke its queue, and is fenced */
+    EMU_CTR_ADD(target_ctr, completions, 1);
+    emu_waiter_notify(&nic->job.ranks[rank].cq_waiter);
 }
 
 static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
@@ -98,6 +145,7 @@ void fast_turn_end(struct emu_nic *nic)
         lock_drop(l);
 }
 
+/* 1: the path may apply m, 2: if the target's queue has room too. */
 static int eligible(const struct emu_msg *m)
 {
     switch (m->op) {
@@ -106,7 +154,9 @@ static int eligible(const struct emu_msg *m)
     case EMU_OP_READ:
     case EMU_OP_ATOMIC:
     case EMU_OP_FETCH_ATOMIC:
-        return !(m->flags & EMU_F_TARGET_NOTIFY);
+        return m->flags & EMU_F_TARGET_NOTIFY ? 2 : 1;
+    case EMU_OP_AM:
+        return m->flags & EMU_F_INLINE ? 2 : 0;
     default:
         return 0;
     }
@@ -114,7 +164,8 @@ static int eligible(const struct emu_msg *m)
 
 int fast_try(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
 {
-    if (!enabled || !eligible(m) || nic->wire_backlog[node].head || emu_ring_ready(&nic->wire_in))
+    int kind = enabled ? eligible(m) : 0;
+    if (!kind || nic->wire_backlog[node].head || emu_ring_ready(&nic->wire_in))
         return 0;
     /* reaching a rank's heap the first time takes /proc look-ups: do them
      * before the lock, and leave a rank that is not up to its own daemon */
@@ -125,12 +176,14 @@ int fast_try(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
         return 0;
     /* under the lock the target's daemon is between turns: an empty ring
      * means it has applied all we sent it */
-    if (emu_ring_depth(&nic->wire_out[node]) != 0) {
+    if (emu_ring_depth(&nic->wire_out[node]) != 0 || (kind == 2 && !cq_room(nic, m->dst))) {
         lock_drop(l);
         return 0;
     }
     struct emu_msg copy = *m;
-    nic_target_for(nic, &copy, &nic->job.nodes[node].ctr);
+    target_ctr = &nic->job.nodes[node].ctr;
+    nic_target_for(nic, &copy, target_ctr);
+    target_ctr = NULL;
     lock_drop(l);
     EMU_CTR_ADD(nic->ctr, fast_ops, 1);
     return 1;

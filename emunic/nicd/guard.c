@@ -216,19 +216,19 @@ void guard_scan(struct emu_nic *nic, int64_t now)
             scan_cmdq(nic, l, now);
 }
 
-int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m)
+int guard_cq_push_ring(struct emu_nic *nic, uint32_t rank, struct emu_ring *r, const struct emu_msg *m)
 {
-    struct emu_ring *r = &nic->cq[l];
-    uint32_t rank = nic->first + l;
-    uint64_t p = nic->cq_tail[l];
+    _Atomic uint64_t *pushed = &nic->cqacct[rank].pushed;
+    uint64_t p = atomic_load_explicit(pushed, memory_order_relaxed);
     if (emu_ring_push(r, m) == 0) {
-        /* we are the only producer: the tail is ours to predict */
+        /* the daemons are its only producers, one at a time under its
+         * node's lock: the tail is ours to predict */
         uint64_t t = atomic_load_explicit(&r->shm->tail, memory_order_relaxed);
         if (__builtin_expect(t != p + 1, 0)) {
             nic_fence(nic, rank, EMU_CTL_CQ, "tail %" PRIu64 " after the NIC's entry %" PRIu64, t, p + 1);
             return -1;
         }
-        nic->cq_tail[l] = p + 1;
+        atomic_store_explicit(pushed, p + 1, memory_order_relaxed);
         return 0;
     }
     /* full: our slot holds the entry of one lap ago, not yet taken, or
@@ -241,4 +241,9 @@ int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m)
         nic_fence(nic, rank, EMU_CTL_CQ, "slot of position %" PRIu64 " has sequence %" PRIu64
                   " (expected %" PRIu64 " or %" PRIu64 ")", p, s, p - r->mask, p);
     return -1;
+}
+
+int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m)
+{
+    return guard_cq_push_ring(nic, nic->first + l, &nic->cq[l], m);
 }

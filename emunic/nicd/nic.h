@@ -71,7 +71,7 @@ struct emu_nic {
     struct emu_waiter *doorbell;
     int *doorbell_fd;          /* [nnodes] our descriptors of the daemons' doorbells */
     uint8_t *fenced;           /* [nranks] 1: no longer served (guard.c) */
-    uint64_t *cq_tail;         /* [nlocal] entries we pushed to each local rank's CQ */
+    struct emu_wire_cq *cqacct; /* [nranks] the daemons' count of each rank's CQ (wire object) */
     size_t wire_parked;        /* messages in wire_backlog[] */
     uint64_t wire_held;        /* turns without taking commands for it */
     int64_t last_scan;
@@ -154,10 +154,13 @@ void guard_scan(struct emu_nic *nic, int64_t now);
  * and once more at the end. */
 void guard_hints(struct emu_nic *nic);
 #define GUARD_SCAN_NS 50000000ll
-/* Push to local rank l's completion queue (we are its only producer) and
- * check the shared tail and sequence against our own count. 0 or -1 (full,
+/* Push to local rank l's completion queue (the daemons are its only
+ * producers, under its node's lock) and check the shared tail and sequence
+ * against the daemons' own count (emu_wire_cq). 0 or -1 (full,
  * or the rank was fenced for a corrupt queue). */
 int guard_cq_push(struct emu_nic *nic, uint32_t l, const struct emu_msg *m);
+/* The same for any rank's queue r, under the lock of that rank's node. */
+int guard_cq_push_ring(struct emu_nic *nic, uint32_t rank, struct emu_ring *r, const struct emu_msg *m);
 
 /* fastpath.c */
 /* Decide whether this job may take the path (after the model, links and
@@ -170,6 +173,9 @@ void fast_turn_end(struct emu_nic *nic);
 /* Apply m, addressed to a rank of node, here: 1 if done (completion
  * delivered), 0 if it must go on the wire. */
 int fast_try(struct emu_nic *nic, uint32_t node, const struct emu_msg *m);
+/* emu_nic_deliver for another node's rank: only while fast_try applies an
+ * operation there (under that node's lock); otherwise dropped. */
+void fast_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *cqe);
 
 /* orphan.c */
 /* Whether the launcher died (we were reparented and it is gone). */

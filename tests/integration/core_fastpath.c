@@ -7,7 +7,10 @@
  *    fetch-adds from every rank to one counter fetch each value once;
  *  - a flush completes only when the writes before it are in the target's
  *    memory, as the target itself sees it;
- *  - a bad key or an out-of-bounds address fails as it did on the wire.
+ *  - a bad key or an out-of-bounds address fails as it did on the wire;
+ *  - the target's completion queue, which several daemons now fill, gets
+ *    inline active messages and notified writes from each peer in the
+ *    order they were posted, every field as sent.
  * fastpath.sh runs it with and without the path and checks the counters. */
 #include "itest.h"
 
@@ -126,6 +129,68 @@ static void flush(uint32_t to, uint32_t from, char *src)
     CHECK(emunic_barrier() == 0, "barrier");
 }
 
+#define ENTRIES 2000
+#define AM_ID 7
+
+/* One entry from the peer: check it is the next one and says what was sent. */
+static int take_entry(const struct emu_msg *e, uint32_t from, uint64_t base, uint64_t *next)
+{
+    uint64_t seq;
+    if (e->op == EMU_CQ_AM) {
+        CHECK(e->imm == AM_ID && e->src == from && e->dlen == 24, "AM entry: handler %llu src %u dlen %u",
+              (unsigned long long)e->imm, e->src, e->dlen);
+        memcpy(&seq, e->data, 8);
+        for (int b = 0; b < 16; b++)
+            CHECK((unsigned char)e->data[8 + b] == (unsigned char)(seq + (uint64_t)b), "AM %llu payload byte %d",
+                  (unsigned long long)seq, b);
+        CHECK(seq % 2 == 0, "AM carries odd sequence %llu", (unsigned long long)seq);
+    } else if (e->op == EMU_CQ_TARGET) {
+        seq = e->imm;
+        CHECK(e->flags == EMU_OP_WRITE && e->src == from && e->dst == me && e->len == 8 && e->key == EMU_KEY_HEAP &&
+              e->raddr == base + (uint64_t)from * 8, "notify entry %llu: op %u src %u dst %u len %llu raddr %llx",
+              (unsigned long long)seq, e->flags, e->src, e->dst, (unsigned long long)e->len,
+              (unsigned long long)e->raddr);
+        CHECK(seq % 2 == 1, "notified write carries even sequence %llu", (unsigned long long)seq);
+    } else {
+        return 0;
+    }
+    CHECK(seq == *next, "from rank %u: entry %llu arrived when %llu was next", from, (unsigned long long)seq,
+          (unsigned long long)*next);
+    (*next)++;
+    return 1;
+}
+
+static void entries(uint32_t to, uint32_t from)
+{
+    /* the peer's entries arriving meanwhile wait in the stash, in order,
+     * while wait_done looks for our own completions */
+    uint64_t c[WIN], next = 0;
+    struct emu_msg e[16];
+    for (uint64_t i = 0; i < ENTRIES; i++) {
+        if (i >= WIN)
+            CHECK(wait_done(c[i % WIN], EMU_DONE_REMOTE) == 0, "entry %llu", (unsigned long long)(i - WIN));
+        c[i % WIN] = cookie();
+        if (i % 2 == 0) {
+            unsigned char pay[16];
+            for (int b = 0; b < 16; b++)
+                pay[b] = (unsigned char)(i + (uint64_t)b);
+            CHECK(emunic_am_send(to, AM_ID, &i, 8, pay, 16, EMU_F_REMOTE_CQ, c[i % WIN]) == 0, "post AM");
+        } else {
+            CHECK(emunic_write(to, EMU_KEY_HEAP, peers[to].slots + (uint64_t)me * 8, &i, 8,
+                               EMU_F_REMOTE_CQ | EMU_F_TARGET_NOTIFY, c[i % WIN], i) == 0, "post notified write");
+        }
+    }
+    for (uint64_t i = ENTRIES - WIN; i < ENTRIES; i++)
+        CHECK(wait_done(c[i % WIN], EMU_DONE_REMOTE) == 0, "entry %llu", (unsigned long long)i);
+    while (next < ENTRIES) {
+        int k = emunic_wait(e, 16, 60ll * 1000000000);
+        CHECK(k > 0, "waited for entry %llu of %d from rank %u: %d", (unsigned long long)next, ENTRIES, from, k);
+        for (int j = 0; j < k; j++)
+            take_entry(&e[j], from, peers[me].slots, &next);
+    }
+    CHECK(emunic_barrier() == 0, "barrier");
+}
+
 static void errors(uint32_t to)
 {
     uint64_t v = 1, c = cookie();
@@ -161,9 +226,10 @@ int main(void)
         CHECK(emunic_barrier() == 0, "barrier");
         flush(to, from, src);
         errors(to);
+        entries(to, from);
         if (me == 0)
-            printf("fastpath: shift %u: %d reads behind writes, a 256 KiB flush, bad key and bounds: ok\n",
-                   shifts[s], ITERS);
+            printf("fastpath: shift %u: %d reads behind writes, a 256 KiB flush, bad key and bounds, "
+                   "%d AMs and notified writes in order: ok\n", shifts[s], ITERS, ENTRIES);
     }
     adds(a);
     if (me == 0)

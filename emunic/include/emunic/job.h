@@ -139,8 +139,8 @@ struct emu_job_geo {
     uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
     /* the daemons' object: links at 0, the nodes' target locks, the ranks'
-     * fenced flags, then the rings */
-    uint64_t wire_off_locks, wire_off_fenced, wire_off_rings, wire_size;
+     * fenced flags and completion queue accounts, then the rings */
+    uint64_t wire_off_locks, wire_off_fenced, wire_off_cqs, wire_off_rings, wire_size;
     int64_t created_ns;
     int32_t launcher_pid;
     char jobid[EMU_JOBID_MAX];
@@ -208,6 +208,15 @@ struct emu_wire_lock {
     uint64_t pad[7];
 };
 struct emu_wire_lock *emu_job_wire_lock(const struct emu_job *j, uint32_t node);
+/* The daemons' own account of a rank's completion queue: entries pushed
+ * (what its tail must be), and entries parked because it was full. Written
+ * only under the lock of the rank's node, so any daemon that holds it may
+ * push there and the check of the tail stays exact. */
+struct emu_wire_cq {
+    _Atomic uint64_t pushed;
+    _Atomic uint64_t parked;
+};
+struct emu_wire_cq *emu_job_wire_cq(const struct emu_job *j, uint32_t rank);
 /* nranks flags, 1 once the rank's own daemon stopped serving it (guard.c),
  * so another daemon does not serve it either. */
 _Atomic uint8_t *emu_job_wire_fenced(const struct emu_job *j);
