@@ -43,9 +43,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* emu_wire_lock.held: FREE, HELD, or HELD with the node's own daemon
- * asleep on it (WAITED); only that daemon ever waits, others only try. */
-enum { FREE, HELD, WAITED };
+/* emu_wire_lock.held: FREE, HELD, HELD with the node's own daemon asleep
+ * on it (WAITED), or let go to that daemon (HANDED: nobody else may take
+ * it, so peers that keep applying operations cannot starve the node's own
+ * turns). Only the node's own daemon ever waits; others only try. */
+enum { FREE, HELD, WAITED, HANDED };
 
 static int enabled; /* the job allows the path (fast_init) */
 /* while applying an operation for another node: that node's counters */
@@ -115,15 +117,25 @@ static int lock_try(struct emu_wire_lock *l, uint32_t me)
 
 static void lock_drop(struct emu_wire_lock *l)
 {
-    if (atomic_exchange_explicit(&l->held, FREE, memory_order_release) == WAITED)
-        futex(&l->held, FUTEX_WAKE, 1, NULL);
+    uint32_t v = HELD;
+    if (atomic_compare_exchange_strong_explicit(&l->held, &v, FREE, memory_order_release, memory_order_relaxed))
+        return;
+    /* WAITED: the node's own daemon sleeps on it */
+    atomic_store_explicit(&l->held, HANDED, memory_order_release);
+    futex(&l->held, FUTEX_WAKE, 1, NULL);
 }
 
 int fast_turn_begin(struct emu_nic *nic)
 {
     struct emu_wire_lock *l = emu_job_wire_lock(&nic->job, nic->node);
+    uint32_t handed = HANDED;
     if (!l || lock_try(l, nic->node))
         return 1;
+    if (atomic_compare_exchange_strong_explicit(&l->held, &handed, HELD, memory_order_acquire,
+                                                memory_order_relaxed)) {
+        l->holder = nic->node;
+        return 1;
+    }
     /* another daemon is applying one operation to our ranks (a copy of
      * private memory may take a while): sleep until it lets go, with a
      * timeout in case it died holding the lock */
