@@ -88,9 +88,7 @@ static int cq_room(struct emu_nic *nic, uint32_t rank)
 
 void fast_deliver(struct emu_nic *nic, uint32_t rank, const struct emu_msg *cqe)
 {
-    _Atomic uint8_t *fenced = emu_job_wire_fenced(&nic->job);
-    if (rank >= nic->nranks || !target_ctr || nic->fenced[rank] || !fenced ||
-        atomic_load_explicit(&fenced[rank], memory_order_acquire))
+    if (rank >= nic->nranks || !target_ctr || nic_fenced(nic, rank))
         return;
     struct emu_ring *r = cq_view(nic, rank);
     if (!r || guard_cq_push_ring(nic, rank, r, cqe) != 0)

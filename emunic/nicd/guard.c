@@ -146,6 +146,12 @@ void nic_fence(struct emu_nic *nic, uint32_t rank, int what, const char *fmt, ..
     }
 }
 
+int nic_fenced(const struct emu_nic *nic, uint32_t rank)
+{
+    _Atomic uint8_t *shared = emu_job_wire_fenced(&nic->job);
+    return nic->fenced[rank] || (shared && atomic_load_explicit(&shared[rank], memory_order_acquire));
+}
+
 /* The consumer's view of a command ring: at our position the slot is
  * either empty (sequence == position) or filled (position + 1), and the
  * producers' tail lies in [position, position + capacity]. */

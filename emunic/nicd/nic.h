@@ -53,11 +53,7 @@ struct am_ticket {
 };
 
 struct emu_idle; /* idle.c */
-struct promo_set; /* Whether rank's process and heap are known here (latching them if it is
- * up), so accesses to its memory need no /proc look-up. */
-int xfer_latch(struct emu_nic *nic, uint32_t rank);
-
-/* xfer_promo.c */
+struct promo_set; /* xfer_promo.c */
 
 /* idle.c */
 
@@ -122,6 +118,9 @@ void xfer_fini(struct emu_nic *nic);
 /* Daemon pointer to [addr, addr+len) of rank's heap, or NULL if the range
  * is not entirely inside it (then process_vm_* is the road). */
 char *xfer_heap_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len);
+/* Whether rank's process and heap are known here (latching them if it is
+ * up), so accesses to its memory need no /proc look-up. */
+int xfer_latch(struct emu_nic *nic, uint32_t rank);
 
 /* xfer_promo.c */
 int xfer_promo_init(struct emu_nic *nic);
@@ -134,6 +133,9 @@ char *xfer_promo_ptr(struct emu_nic *nic, uint32_t rank, pid_t pid, uint64_t add
 /* Map the control block (ctl_fd is closed) and take the doorbells from it. */
 int guard_open(struct emu_nic *nic, int ctl_fd, int report_fd);
 void guard_close(struct emu_nic *nic);
+/* Whether a daemon stopped serving rank: we (nic_fence), or another
+ * daemon, through the rank's flag in the wire object. */
+int nic_fenced(const struct emu_nic *nic, uint32_t rank);
 /* The pid of the process the launcher started as rank, 0 if not yet. */
 pid_t guard_rank_pid(const struct emu_nic *nic, uint32_t rank);
 /* Whether pid is anc or one of its descendants (walks /proc PPid links). */

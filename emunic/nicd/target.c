@@ -103,13 +103,6 @@ static int do_am(struct emu_nic *nic, struct emu_nic_counters *ctr, const struct
     return deferred;
 }
 
-/* A rank that one of the daemons stopped serving (guard.c) */
-static int fenced(struct emu_nic *nic, uint32_t rank)
-{
-    _Atomic uint8_t *shared = emu_job_wire_fenced(&nic->job);
-    return nic->fenced[rank] || (shared && atomic_load_explicit(&shared[rank], memory_order_acquire));
-}
-
 void nic_target(struct emu_nic *nic, struct emu_msg *m)
 {
     nic_target_for(nic, m, nic->ctr);
@@ -120,7 +113,7 @@ void nic_target_for(struct emu_nic *nic, struct emu_msg *m, struct emu_nic_count
     int st;
     /* a finished or dead rank's memory is not a target any more, nor that
      * of a rank we stopped serving */
-    if (fenced(nic, m->dst) ||
+    if (nic_fenced(nic, m->dst) ||
         emu_rank_ended(atomic_load_explicit(&nic->job.ranks[m->dst].state, memory_order_acquire))) {
         EMU_CTR_ADD(ctr, errors, 1);
         if (m->flags & (EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ))
