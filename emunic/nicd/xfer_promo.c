@@ -15,10 +15,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* a table that keeps changing is re-read at most every millisecond, and
- * then at most a tenth of our time: a rank scribbling its promo_gen must
- * not starve its neighbours */
-#define RESCAN_NS 1000000ll
+/* Re-reading a table costs us time (/proc/PID/maps), so it is paid from a
+ * budget that refills at a tenth of the wall clock: a rank scribbling its
+ * promo_gen cannot starve its neighbours. The budget holds a few scans, so
+ * an honest burst (unexpose, expose anew, write) is never refused: a
+ * refusal means a process_vm_* copy, which is slower, and which tests of
+ * moved memory count. */
+#define RESCAN_BUDGET_NS 5000000ll
 #define PROMO_MAX_LEN (1ull << 40)
 
 struct promo_map {
@@ -33,7 +36,7 @@ struct promo_set {
     uint32_t gen;
     int pidfd; /* -1 until first needed */
     pid_t pid;
-    int64_t next_scan;
+    int64_t budget, refilled; /* ns of scanning we may spend, and when it was last topped up */
     struct promo_map m[EMU_MAX_PROMO];
 };
 
@@ -42,8 +45,9 @@ int xfer_promo_init(struct emu_nic *nic)
     nic->promos = calloc(nic->nranks, sizeof *nic->promos);
     if (!nic->promos)
         return -1;
+    int64_t now = emu_now_ns();
     for (uint32_t r = 0; r < nic->nranks; r++)
-        nic->promos[r].pidfd = -1;
+        nic->promos[r] = (struct promo_set){.pidfd = -1, .budget = RESCAN_BUDGET_NS, .refilled = now};
     return 0;
 }
 
@@ -134,11 +138,16 @@ char *xfer_promo_ptr(struct emu_nic *nic, uint32_t rank, pid_t pid, uint64_t add
     uint32_t gen = atomic_load_explicit(&ri->promo_gen, memory_order_acquire);
     if (gen != ps->gen || pid != ps->pid) {
         int64_t now = emu_now_ns();
-        if (now < ps->next_scan)
+        ps->budget += (now - ps->refilled) / 10;
+        if (ps->budget > RESCAN_BUDGET_NS)
+            ps->budget = RESCAN_BUDGET_NS;
+        ps->refilled = now;
+        if (ps->budget <= 0)
             return NULL; /* process_vm_* meanwhile: slower, never wrong */
         rescan(nic, rank, ps, pid, gen);
-        int64_t took = emu_now_ns() - now;
-        ps->next_scan = now + (10 * took > RESCAN_NS ? 10 * took : RESCAN_NS);
+        int64_t end = emu_now_ns();
+        ps->budget -= end - now;
+        ps->refilled = end;
     }
     for (int i = 0; i < EMU_MAX_PROMO; i++) {
         struct promo_map *m = &ps->m[i];
