@@ -22,11 +22,17 @@ struct adev_cmpl {
 };
 
 /* The core fills alloc/release (memory the network reaches fastest: the
- * device's receive buffers go there); init fills the rest. node_of has
- * nproc entries, allocated by the device and valid until finalize. */
+ * device's receive buffers go there) and members; init fills the rest, in
+ * the job's numbering. node_of has nproc entries, allocated by the device
+ * and valid until finalize. members (NULL: every rank) lists the job ranks
+ * that run ARMCI, this one included: start-up and shut-down exchange with
+ * them only, since the others may never start a device, or start one of
+ * their own for another set (core/subset.c numbers ARMCI's procs). */
 struct adev_job {
     void *(*alloc)(size_t len);
     void (*release)(void *p);
+    const int *members;
+    int nmembers;
     int me, nproc, nnodes;
     const int *node_of;
 };

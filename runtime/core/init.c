@@ -18,6 +18,8 @@
 #include "proto.h"
 #include "xfer.h"
 #include "serial.h"
+#include "subset.h"
+#include "mpi_comm.h"
 
 const struct armci_device *armcii_dev;
 static const struct armci_device *const devices[] = {&armcii_dev_portals, &armcii_dev_dcmf, &armcii_dev_pami};
@@ -26,6 +28,7 @@ static const struct armci_device *const devices[] = {&armcii_dev_portals, &armci
 static int initialized;
 static struct adev_job job;
 static int *node_first, *node_count, *node_ranks; /* ranks grouped by node */
+static int *members; /* job rank of each proc when ARMCI runs over part of the job */
 
 static pthread_t helper_thread;
 static atomic_int helper_stop;
@@ -203,11 +206,29 @@ int ARMCI_Init(void)
     job.alloc = heap_alloc;
     job.release = heap_release;
     armcii_dev = choose_device();
-    int rc = armcii_dev->init(&job, &h, armcii_cfg.helper);
+    struct adev_handlers dev_h = h;
+    int rc = 0, nmembers = armcii_mpi_members(&members);
+    if (nmembers < 0)
+        armcii_error(1, "ARMCI_Init: out of memory");
+    if (nmembers && armcii_subset_begin(members, nmembers, (int)emunic_size(), (int)emunic_rank(),
+                                        &h, &dev_h))
+        armcii_error(1, "ARMCI_Init_mpi_comm: the communicator's ranks are not the job's "
+                     "(%d ranks, job rank %u among them?)", nmembers, emunic_rank());
+    job.members = members;
+    job.nmembers = nmembers;
+    rc = armcii_dev->init(&job, &dev_h, armcii_cfg.helper);
+    if (!rc && nmembers) {
+        const struct armci_device *view = armcii_subset_end(armcii_dev, &job);
+        if (!view) {
+            armcii_dev->finalize();
+            rc = -ENOMEM;
+        }
+        armcii_dev = view;
+    }
     if (rc) {
         initialized = 0;
         fprintf(stderr, "ARMCI_Error: ARMCI_Init: the %s device could not start (%d)\n",
-                armcii_dev->name, rc);
+                emunic_nic_name(), rc);
         exit(1);
     }
     armcii_config_check();
@@ -240,22 +261,20 @@ int ARMCI_Init_thread(int armci_requested)
 }
 
 #if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
-void armcii_mpi_set_init_comm(MPI_Comm comm);
 /* As GA's ARMCI: nonzero on success (GA_Initialize_comm initializes GA
- * only then). ARMCI's world is the whole job here: a communicator over
- * part of it is refused at once, in one line, rather than waiting in the
- * start-up barrier for ranks that never come. */
+ * only then). ARMCI's world is comm: its ranks are ARMCI's procs, and the
+ * job's other ranks may run nothing, or an ARMCI of their own over another
+ * communicator (core/subset.c). */
 int ARMCI_Init_mpi_comm(MPI_Comm comm)
 {
     ARMCII_SERIAL;
-    int n = 0, world = 0;
-    if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &n) != MPI_SUCCESS ||
-        MPI_Comm_size(MPI_COMM_WORLD, &world) != MPI_SUCCESS || n != world) {
-        fprintf(stderr, "ARMCI_Error: ARMCI_Init_mpi_comm: the communicator has %d of the job's %d "
-                "ranks; emunic's ARMCI runs over the whole job only (not supported)\n", n, world);
+    int n = 0;
+    if (comm == MPI_COMM_NULL || MPI_Comm_size(comm, &n) != MPI_SUCCESS) {
+        fprintf(stderr, "ARMCI_Error: ARMCI_Init_mpi_comm: the communicator is not valid\n");
         exit(1);
     }
-    armcii_mpi_set_init_comm(comm);
+    if (!initialized)
+        armcii_mpi_set_init_comm(comm);
     return ARMCI_Init() == 0;
 }
 #else
@@ -312,6 +331,8 @@ int ARMCI_Finalize(void)
     armcii_p2p_finalize();
     armcii_mem_finalize();
     armcii_dev->finalize();
+    free(members);
+    members = NULL;
     if (own_emunic) {
         emunic_finalize();
         own_emunic = 0;

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include "armcii.h"
+#include "subset.h"
 #include "emunic/emunic.h"
 
 void *armcii_mem_alloc(size_t len, int kind)
@@ -36,8 +37,9 @@ void *armcii_mem_local(int proc, const void *raddr, size_t len)
     if (armcii_node_of(proc) != armcii_node_of(armcii_me()))
         return NULL;
     size_t size;
-    char *base = emunic_peer_heap((uint32_t)proc, &size);
-    uint64_t rbase = emunic_heap_addr((uint32_t)proc);
+    uint32_t rank = (uint32_t)armcii_job_rank(proc);
+    char *base = emunic_peer_heap(rank, &size);
+    uint64_t rbase = emunic_heap_addr(rank);
     uint64_t a = (uint64_t)(uintptr_t)raddr;
     if (!base || !rbase || a < rbase || a - rbase > size || len > size - (a - rbase))
         return NULL;

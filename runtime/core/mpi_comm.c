@@ -1,7 +1,8 @@
 /* In a libarmci built for MPI programs, every group carries the MPI
  * communicator of its members, as Global Arrays expects of an MPI-based
- * ARMCI. Ranks are the job's in both worlds: emunic-run's PMI server gives
- * MPI its ranks from the same numbering. */
+ * ARMCI. MPI_COMM_WORLD's ranks are the job's: emunic-run's PMI server
+ * gives MPI its ranks from the same numbering. ARMCI's world is the
+ * communicator given to ARMCI_Init_mpi_comm (MPI_COMM_WORLD otherwise). */
 #if defined(EMUNIC_ARMCI_MPI) && EMUNIC_ARMCI_MPI
 #include <stdlib.h>
 #include "armcii.h"
@@ -11,8 +12,42 @@
 static MPI_Comm init_comm = MPI_COMM_NULL; /* set by ARMCI_Init_mpi_comm */
 static int own_mpi; /* ARMCI_Init called MPI_Init */
 
-void armcii_mpi_set_init_comm(MPI_Comm comm);
 void armcii_mpi_set_init_comm(MPI_Comm comm) { init_comm = comm; }
+
+int armcii_mpi_members(int **members)
+{
+    *members = NULL;
+    if (init_comm == MPI_COMM_NULL || init_comm == MPI_COMM_WORLD)
+        return 0;
+    int n = 0;
+    MPI_Comm_size(init_comm, &n);
+    int *in = malloc((size_t)n * sizeof *in), *abs = malloc((size_t)n * sizeof *abs);
+    if (!in || !abs) {
+        free(in);
+        free(abs);
+        return -1;
+    }
+    MPI_Group grp, world;
+    MPI_Comm_group(init_comm, &grp);
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    int same = 1;
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    MPI_Group_translate_ranks(grp, n, in, world, abs);
+    int wn = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &wn);
+    for (int i = 0; i < n; i++)
+        same &= abs[i] == i;
+    MPI_Group_free(&grp);
+    MPI_Group_free(&world);
+    free(in);
+    if (same && n == wn) {
+        free(abs);
+        return 0;
+    }
+    *members = abs;
+    return n;
+}
 
 void armcii_mpi_init(void)
 {

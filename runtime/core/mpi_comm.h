@@ -11,6 +11,12 @@
 void armcii_mpi_init(void);
 /* ARMCI_Finalize, after the groups are gone: MPI down if we brought it up. */
 void armcii_mpi_finalize(void);
+/* Before the device starts: the job rank of each rank of the init comm
+ * (*members, n returned), or 0 when it is the whole job in order; -1: out
+ * of memory. */
+int armcii_mpi_members(int **members);
+/* ARMCI_Init_mpi_comm: the communicator ARMCI_Init will run over. */
+void armcii_mpi_set_init_comm(MPI_Comm comm);
 /* The world group's communicator (a duplicate of the init comm). */
 void armcii_mpi_world(ARMCI_Group *g);
 /* A new group's communicator, over its members (collective over them). */
@@ -20,6 +26,7 @@ void armcii_mpi_free(ARMCI_Group *g);
 static inline void armcii_mpi_none(ARMCI_Group *g) { g->comm = MPI_COMM_NULL; }
 #else
 static inline void armcii_mpi_none(ARMCI_Group *g) { (void)g; }
+static inline int armcii_mpi_members(int **members) { *members = 0; return 0; }
 static inline void armcii_mpi_init(void) {}
 static inline void armcii_mpi_finalize(void) {}
 static inline void armcii_mpi_world(ARMCI_Group *g) { (void)g; }

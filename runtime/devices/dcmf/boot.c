@@ -12,7 +12,10 @@
  *
  * Shut-down: every rank sends a "bye" on the sequential short protocol to
  * every other rank, behind everything it sent before, and waits for
- * everyone's; after that nothing is on its way to it. */
+ * everyone's; after that nothing is on its way to it.
+ *
+ * "Every rank" is every rank that runs ARMCI (struct adev_job's members):
+ * the others' messagers may never start. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,7 +32,7 @@ _Static_assert(sizeof(DCMF_Memregion_t) <= sizeof(DCMF_Control_t),
 static void on_hello(void *cd, const DCMF_Control_t *info, size_t peer)
 {
     (void)cd;
-    if (peer >= (size_t)ddev.nproc || (int)peer == ddev.me)
+    if (peer >= (size_t)ddev.nproc || (int)peer == ddev.me || !ddev.in[peer])
         return;
     if (!ddev.have[peer]) {
         memcpy(&ddev.regions[peer], info, sizeof(DCMF_Memregion_t));
@@ -50,7 +53,7 @@ static void on_ack(void *cd, const DCMF_Control_t *info, size_t peer)
 {
     (void)cd, (void)info;
     /* from ourselves: a wake-up (ddev_wakeup), nothing to record */
-    if (peer >= (size_t)ddev.nproc || (int)peer == ddev.me || ddev.acked[peer])
+    if (peer >= (size_t)ddev.nproc || (int)peer == ddev.me || !ddev.in[peer] || ddev.acked[peer])
         return;
     ddev.acked[peer] = 1;
     ddev.nacked++;
@@ -94,9 +97,11 @@ static int send_hellos(void)
     /* inside the section: the interrupt thread's callbacks write acked[] */
     DCMF_Result rc = DCMF_SUCCESS;
     DCMF_CriticalSection_enter(0);
-    for (int q = 0; q < ddev.nproc && rc == DCMF_SUCCESS; q++)
+    for (int i = 0; i < ddev.nmembers && rc == DCMF_SUCCESS; i++) {
+        int q = ddev_member(i);
         if (q != ddev.me && !ddev.acked[q])
             rc = DCMF_Control(&ddev.hello_p, DCMF_SEQUENTIAL_CONSISTENCY, (size_t)q, &info);
+    }
     DCMF_CriticalSection_exit(0);
     return rc == DCMF_SUCCESS ? 0 : -EIO;
 }
@@ -104,9 +109,9 @@ static int send_hellos(void)
 static void name_missing(const uint8_t *got, const char *what)
 {
     fprintf(stderr, "armci dcmf device: rank %d: no %s from rank(s)", ddev.me, what);
-    for (int q = 0, n = 0; q < ddev.nproc && n < 16; q++)
-        if (q != ddev.me && !got[q]) {
-            fprintf(stderr, " %d", q);
+    for (int i = 0, n = 0; i < ddev.nmembers && n < 16; i++)
+        if (ddev_member(i) != ddev.me && !got[ddev_member(i)]) {
+            fprintf(stderr, " %d", ddev_member(i));
             n++;
         }
     fprintf(stderr, " after %lld s\n", BOOT_TIMEOUT_NS / 1000000000LL);
@@ -126,7 +131,7 @@ static int boot_complete(int others)
 int ddev_boot_exchange(void)
 {
     memcpy(&ddev.regions[ddev.me], &ddev.mine, sizeof ddev.mine);
-    int others = ddev.nproc - 1;
+    int others = ddev.nmembers - 1;
     if (others == 0)
         return 0;
     int rc = send_hellos();
@@ -156,8 +161,9 @@ int ddev_boot_exchange(void)
 
 void ddev_boot_goodbye(void)
 {
-    int others = ddev.nproc - 1;
-    for (int q = 0; q < ddev.nproc; q++) {
+    int others = ddev.nmembers - 1;
+    for (int i = 0; i < ddev.nmembers; i++) {
+        int q = ddev_member(i);
         if (q == ddev.me)
             continue;
         int rc;

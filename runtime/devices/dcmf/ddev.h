@@ -90,6 +90,9 @@ struct ddev_ctx {
 struct ddev {
     int me, nproc, nnodes;
     int *node_of;
+    const int *members; /* who runs ARMCI (struct adev_job), NULL: all */
+    int nmembers;
+    uint8_t *in;        /* by rank: a member */
     struct adev_handlers h;
     DCMF_Protocol_t put_p, get_p, small_p, notify_p, amo_p, amo_done_p, hello_p, ack_p;
     DCMF_Memregion_t mine;
@@ -109,6 +112,9 @@ struct ddev {
 };
 
 extern struct ddev ddev;
+
+/* the i-th rank that runs ARMCI */
+static inline int ddev_member(int i) { return ddev.members ? ddev.members[i] : i; }
 
 /* ops.c */
 struct ddev_op *ddev_op_get(int ctx);

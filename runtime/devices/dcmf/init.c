@@ -102,8 +102,13 @@ int ddev_init(struct adev_job *job, const struct adev_handlers *h, int helper)
     ddev.regions = calloc((size_t)ddev.nproc, sizeof *ddev.regions);
     ddev.have = calloc((size_t)ddev.nproc, 1);
     ddev.acked = calloc((size_t)ddev.nproc, 1);
-    if (!ddev.regions || !ddev.have || !ddev.acked)
+    ddev.in = calloc((size_t)ddev.nproc, 1);
+    if (!ddev.regions || !ddev.have || !ddev.acked || !ddev.in)
         return -ENOMEM;
+    ddev.members = job->members;
+    ddev.nmembers = job->members ? job->nmembers : ddev.nproc;
+    for (int i = 0; i < ddev.nmembers; i++)
+        ddev.in[ddev_member(i)] = 1;
     /* the queues exist before any protocol: a peer's message may come
      * in while we are still exchanging regions */
     if ((rc = ddev_open_ctx(ADEV_CTX_RANK)) != 0 ||
@@ -138,6 +143,8 @@ void ddev_finalize(void)
     free(ddev.regions);
     free(ddev.have);
     free(ddev.acked);
+    free(ddev.in);
+    ddev.in = NULL;
     free(ddev.node_of);
     ddev.regions = NULL;
     ddev.have = ddev.acked = NULL;

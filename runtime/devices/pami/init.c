@@ -140,6 +140,14 @@ int padev_init(struct adev_job *job, const struct adev_handlers *h, int helper)
     padev.mr_cache = env_size("ARMCI_PAMI_MR_CACHE", PADEV_MR_CACHE_DEFAULT, 1, 1 << 16);
     padev.stats = (int)env_size("ARMCI_PAMI_STATS", 0, 0, 1);
     padev.use_regions = (int)env_size("ARMCI_PAMI_RDMA", 1, 0, 1);
+    /* emunic's PAMI_Client_create returns once every task of the job has
+     * created its client: over part of the job it would wait for ranks
+     * that never come */
+    if (job->members) {
+        fprintf(stderr, "armci pami device: ARMCI over %d of the job's ranks is not supported: "
+                "PAMI_Client_create is collective over the whole job\n", job->nmembers);
+        return -ENOTSUP;
+    }
     /* fails when this is no PAMI job: the core may try another device */
     if (PAMI_Client_create("armci", &padev.client, NULL, 0) != PAMI_SUCCESS) {
         padev.client = PAMI_CLIENT_NULL;

@@ -1,7 +1,8 @@
-/* Start-up and shutdown barrier. Before it nothing may be sent: a put that
- * reaches a rank whose entries are not linked yet is dropped, as on real
- * hardware. Arrivals at rank 0 ask for counting acks, and the first one is
- * resent until it finds rank 0 ready. */
+/* Start-up and shutdown barrier among the ranks that run ARMCI (struct
+ * adev_job's members). Before it nothing may be sent: a put that reaches a
+ * rank whose entries are not linked yet is dropped, as on real hardware.
+ * Arrivals at the first member ask for counting acks, and the first one is
+ * resent until it finds that member ready. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,16 +61,18 @@ static int ct_wait(ptl_handle_ct_t ct, ptl_size_t test, ptl_ct_event_t *ev)
     }
 }
 
+/* Among the members only; the first of them counts the others in. */
 int pdev_boot_barrier(void)
 {
-    if (pdev.nproc == 1)
+    int n = pdev.nmembers, root = pdev_member(0);
+    if (n == 1)
         return 0;
     ptl_ct_event_t ev;
     int rc;
     pdev.boot_epoch++;
-    if (pdev.me != 0) {
+    if (pdev.me != root) {
         for (int tries = 0;; tries++) {
-            if ((rc = knock(0)) != PTL_OK ||
+            if ((rc = knock(root)) != PTL_OK ||
                 (rc = ct_wait(pdev.boot_mdct, pdev.boot_acks + pdev.boot_fails + 1, &ev)) != PTL_OK)
                 return pdev_rc(rc);
             if (ev.failure == pdev.boot_fails) {
@@ -78,8 +81,8 @@ int pdev_boot_barrier(void)
             }
             pdev.boot_fails = ev.failure;
             if (pdev.boot_epoch != 1 || tries > 10000) {
-                fprintf(stderr, "armci portals device: rank %d: rank 0 never became reachable\n",
-                        pdev.me);
+                fprintf(stderr, "armci portals device: rank %d: rank %d never became reachable\n",
+                        pdev.me, root);
                 return -ETIMEDOUT;
             }
             usleep(1000);
@@ -87,12 +90,12 @@ int pdev_boot_barrier(void)
         rc = ct_wait(pdev.boot_ct, pdev.boot_epoch, &ev);
         return pdev_rc(rc);
     }
-    if ((rc = ct_wait(pdev.boot_ct, pdev.boot_epoch * (uint64_t)(pdev.nproc - 1), &ev)) != PTL_OK)
+    if ((rc = ct_wait(pdev.boot_ct, pdev.boot_epoch * (uint64_t)(n - 1), &ev)) != PTL_OK)
         return pdev_rc(rc);
-    for (int r = 1; r < pdev.nproc; r++)
-        if ((rc = knock(r)) != PTL_OK)
+    for (int i = 1; i < n; i++)
+        if ((rc = knock(pdev_member(i))) != PTL_OK)
             return pdev_rc(rc);
-    pdev.boot_acks += (uint64_t)(pdev.nproc - 1);
+    pdev.boot_acks += (uint64_t)(n - 1);
     rc = ct_wait(pdev.boot_mdct, pdev.boot_acks + pdev.boot_fails, &ev);
     if (rc == PTL_OK && ev.failure != pdev.boot_fails)
         return -EIO;

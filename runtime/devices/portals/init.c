@@ -64,6 +64,8 @@ int pdev_init(struct adev_job *job, const struct adev_handlers *h, int helper)
     int nnodes = node_map();
     if (nnodes < 0)
         return nnodes;
+    pdev.members = job->members;
+    pdev.nmembers = job->members ? job->nmembers : pdev.nproc;
     if (PtlPTAlloc(pdev.ni, 0, PTL_EQ_NONE, PDEV_PT_DATA, &(ptl_pt_index_t){0}) != PTL_OK)
         return -EIO;
     ptl_me_t me;

@@ -56,6 +56,8 @@ struct pdev {
     ptl_handle_me_t data_me;
     ptl_ni_limits_t limits;
     int me, nproc;
+    const int *members; /* who runs ARMCI (struct adev_job), NULL: all */
+    int nmembers;
     int *node_of;
     struct adev_handlers h;
     void *(*alloc)(size_t len);
@@ -71,6 +73,9 @@ struct pdev {
 };
 
 extern struct pdev pdev;
+
+/* the i-th rank that runs ARMCI */
+static inline int pdev_member(int i) { return pdev.members ? pdev.members[i] : i; }
 
 /* ops.c */
 struct pdev_op *pdev_op_get(struct pdev_ctx *c);
