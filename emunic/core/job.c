@@ -22,7 +22,8 @@ static uint64_t line_up(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
 struct layout {
     uint64_t off_ranks, off_nodes, off_cmd, off_cq, off_net, total;
     uint64_t cmd_bytes, cq_bytes, wire_bytes;
-    uint64_t wire_off_locks, wire_off_fenced, wire_off_cqs, wire_off_rings, wire_size;
+    uint64_t wire_off_locks, wire_off_fenced, wire_off_cqs, wire_off_rings, wire_off_home, wire_off_arena;
+    uint64_t arena_bytes, wire_size;
 };
 
 static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
@@ -43,7 +44,10 @@ static void compute(uint32_t nnodes, uint32_t rpn, uint32_t cmd, uint32_t cq,
     l->wire_off_fenced = l->wire_off_locks + (uint64_t)nnodes * sizeof(struct emu_wire_lock);
     l->wire_off_cqs = line_up(l->wire_off_fenced + nranks);
     l->wire_off_rings = page_up(l->wire_off_cqs + nranks * sizeof(struct emu_wire_cq));
-    l->wire_size = page_up(l->wire_off_rings + nnodes * l->wire_bytes);
+    l->wire_off_home = page_up(l->wire_off_rings + nnodes * l->wire_bytes);
+    l->wire_off_arena = l->wire_off_home + 4096;
+    l->arena_bytes = (uint64_t)rpn * EMU_ARENA_PER_RANK;
+    l->wire_size = l->wire_off_arena + nnodes * l->arena_bytes;
 }
 
 void emu_job_params_default(struct emu_job_params *p)
@@ -103,6 +107,9 @@ static void bind_tables(struct emu_job *j, const struct emu_job_hdr *h)
     g->wire_off_fenced = l.wire_off_fenced;
     g->wire_off_cqs = l.wire_off_cqs;
     g->wire_off_rings = l.wire_off_rings;
+    g->wire_off_home = l.wire_off_home;
+    g->wire_off_arena = l.wire_off_arena;
+    g->arena_bytes = l.arena_bytes;
     g->wire_size = l.wire_size;
     g->created_ns = h->created_ns;
     g->launcher_pid = h->launcher_pid;
@@ -138,6 +145,7 @@ int emu_job_create(struct emu_job *j, const char *jobid,
     j->size = l.total;
     j->fd = fd;
     j->wire = NULL;
+    j->wire_home = 0;
     h->version = EMU_JOB_VERSION;
     h->nnodes = p->nnodes;
     h->ranks_per_node = p->ranks_per_node;
@@ -229,6 +237,7 @@ static int attach_mapped(struct emu_job *j, void *p, size_t size)
     j->size = size;
     j->fd = -1;
     j->wire = NULL;
+    j->wire_home = 0;
     /* check and use one private snapshot: the shared header may change
      * under us (a rank's stray store) between a check and a use */
     struct emu_job_hdr snap;
@@ -325,6 +334,8 @@ int emu_job_wire_create(struct emu_job *j)
         return -e;
     }
     j->wire = p;
+    j->wire_home = 1;
+    *(uint64_t *)((char *)p + j->geo.wire_off_home) = (uint64_t)(uintptr_t)p;
     for (uint32_t n = 0; n < j->geo.nnodes; n++)
         emu_ring_format(emu_job_wire_ring(j, n), j->geo.wire_slots);
     return fd;
@@ -340,6 +351,23 @@ int emu_job_wire_map(struct emu_job *j, int fd)
     void *p = mmap(NULL, j->geo.wire_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
         return -errno;
+    /* Where the launcher mapped it, every daemon tries to map it too, so
+     * that pointers into the arenas mean the same in all of them. A
+     * daemon that cannot (the address is taken) works as before, but
+     * shares no module state (emu_job_wire_home). */
+    uint64_t home = *(volatile uint64_t *)((char *)p + j->geo.wire_off_home);
+    j->wire_home = home == (uint64_t)(uintptr_t)p;
+    if (!j->wire_home && home && home % 4096 == 0) {
+        void *q = mmap((void *)(uintptr_t)home, j->geo.wire_size, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0);
+        if (q == (void *)(uintptr_t)home) {
+            munmap(p, j->geo.wire_size);
+            p = q;
+            j->wire_home = 1;
+        } else if (q != MAP_FAILED) {
+            munmap(q, j->geo.wire_size); /* a kernel without MAP_FIXED_NOREPLACE took it as a hint */
+        }
+    }
     j->wire = p;
     return 0;
 }
@@ -396,6 +424,13 @@ struct emu_wire_cq *emu_job_wire_cq(const struct emu_job *j, uint32_t rank)
     if (!j->wire || rank >= j->geo.nranks)
         return NULL;
     return (struct emu_wire_cq *)((char *)j->wire + j->geo.wire_off_cqs) + rank;
+}
+
+void *emu_job_arena(const struct emu_job *j, uint32_t node)
+{
+    if (!j->wire || node >= j->geo.nnodes)
+        return NULL;
+    return (char *)j->wire + j->geo.wire_off_arena + (uint64_t)node * j->geo.arena_bytes;
 }
 
 _Atomic uint8_t *emu_job_wire_fenced(const struct emu_job *j)

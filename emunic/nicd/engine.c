@@ -628,6 +628,7 @@ int nic_open(struct emu_nic *nic, const char *jobid, uint32_t node, int ctl_fd, 
     if (node >= g->nnodes)
         return -EINVAL;
     nic->node = node;
+    shared_heap_open(&nic->job, node);
     nic->nlocal = g->ranks_per_node;
     nic->first = node * g->ranks_per_node;
     nic->ctr = &nic->job.nodes[node].ctr;

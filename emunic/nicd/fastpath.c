@@ -27,9 +27,13 @@
  * takes the path only when the queue has room and its daemon has nothing
  * parked for it, so entries keep their order and none needs parking here.
  *
+ * A personality module takes part if it keeps its target state in the
+ * node's shared arena (emunic/shared_heap.h) and has on_peer_target: it
+ * runs under the same lock and conditions, and may decline.
+ *
  * What keeps the usual road: long active messages (the payload waits at
- * the target's daemon for an accept), personality module operations (their
- * state is private to the target's daemon), and a job with a machine
+ * the target's daemon for an accept), module operations a module declines
+ * or whose state is private to the target's daemon, and a job with a machine
  * model, fault rules, the reliability protocol or a trace, whose timing and
  * records belong to the wire. EMUNIC_FAST_PATH=0 turns the path off. */
 #include "nic.h"
@@ -155,7 +159,8 @@ void fast_turn_end(struct emu_nic *nic)
         lock_drop(l);
 }
 
-/* 1: the path may apply m, 2: if the target's queue has room too. */
+/* 1: the path may apply m, 2: if the target's queue has room too, 3: its
+ * module may, if that node's module state is shared (modules_peer_target). */
 static int eligible(const struct emu_msg *m)
 {
     switch (m->op) {
@@ -167,6 +172,8 @@ static int eligible(const struct emu_msg *m)
         return m->flags & EMU_F_TARGET_NOTIFY ? 2 : 1;
     case EMU_OP_AM:
         return m->flags & EMU_F_INLINE ? 2 : 0;
+    case EMU_OP_MODULE:
+        return modules_has_peer(m->module) ? 3 : 0;
     default:
         return 0;
     }
@@ -192,9 +199,18 @@ int fast_try(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
     }
     struct emu_msg copy = *m;
     target_ctr = &nic->job.nodes[node].ctr;
-    nic_target_for(nic, &copy, target_ctr);
+    int done = 1;
+    if (kind != 3)
+        nic_target_for(nic, &copy, target_ctr);
+    else if (nic_fenced(nic, m->dst) ||
+             emu_rank_ended(atomic_load_explicit(&nic->job.ranks[m->dst].state, memory_order_acquire)))
+        done = 0; /* its own daemon answers for a rank it stopped serving */
+    else
+        done = modules_peer_target(nic, node, &copy);
     target_ctr = NULL;
     lock_drop(l);
+    if (!done)
+        return 0;
     EMU_CTR_ADD(nic->ctr, fast_ops, 1);
     return 1;
 }

@@ -1,6 +1,7 @@
 /* The table of personality NIC halves linked into the daemon. A
  * personality adds its module here; the engine knows nothing else of it. */
 #include "nic.h"
+#include "emunic/shared_heap.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -78,6 +79,19 @@ void modules_target(struct emu_nic *nic, struct emu_msg *m)
         return;
     }
     md->on_target(nic, nic->mod_state[md->id], m);
+}
+
+int modules_has_peer(uint8_t id)
+{
+    const struct emu_module *md = find(id);
+    return md && md->on_peer_target;
+}
+
+int modules_peer_target(struct emu_nic *nic, uint32_t node, struct emu_msg *m)
+{
+    const struct emu_module *md = find(m->module);
+    void *st = md && md->on_peer_target ? emu_shared_root(node, md->id) : NULL;
+    return st && md->on_peer_target(nic, st, m);
 }
 
 int modules_progress(struct emu_nic *nic)

@@ -167,6 +167,8 @@ int guard_cq_push_ring(struct emu_nic *nic, uint32_t rank, struct emu_ring *r, c
 /* fastpath.c */
 /* Decide whether this job may take the path (after the model, links and
  * trace are set up). */
+/* shared_heap.c: format our node's arena (before modules_init) */
+void shared_heap_open(const struct emu_job *j, uint32_t node);
 void fast_init(struct emu_nic *nic, int model_on);
 /* Take our node's lock for a turn: 0 if another daemon holds it (then
  * the turn is put off). */
@@ -199,5 +201,9 @@ void modules_fini(struct emu_nic *nic);
 void modules_local(struct emu_nic *nic, struct emu_msg *m);
 void modules_target(struct emu_nic *nic, struct emu_msg *m);
 int modules_progress(struct emu_nic *nic);
+/* Whether module id can run another node's target work, and running it
+ * for node under its lock: 1 done, 0 left to the wire. */
+int modules_has_peer(uint8_t id);
+int modules_peer_target(struct emu_nic *nic, uint32_t node, struct emu_msg *m);
 
 #endif

@@ -141,6 +141,9 @@ struct emu_job_geo {
     /* the daemons' object: links at 0, the nodes' target locks, the ranks'
      * fenced flags and completion queue accounts, then the rings */
     uint64_t wire_off_locks, wire_off_fenced, wire_off_cqs, wire_off_rings, wire_size;
+    /* then one page with the address the launcher mapped it at, and each
+     * node's arena (arena_bytes, virtual: pages are made when touched) */
+    uint64_t wire_off_home, wire_off_arena, arena_bytes;
     int64_t created_ns;
     int32_t launcher_pid;
     char jobid[EMU_JOBID_MAX];
@@ -152,6 +155,7 @@ struct emu_job {
     size_t size;
     int fd;
     void *wire; /* the daemons' object, NULL unless created or mapped */
+    int wire_home; /* mapped where the launcher mapped it (emu_job_wire_map) */
     struct emu_rank_info *ranks;
     struct emu_node_info *nodes;
     struct emu_job_geo geo; /* private: use this, not hdr, for geometry */
@@ -217,6 +221,12 @@ struct emu_wire_cq {
     _Atomic uint64_t parked;
 };
 struct emu_wire_cq *emu_job_wire_cq(const struct emu_job *j, uint32_t rank);
+/* Node's arena in the daemons' object: memory its daemon keeps module
+ * state in, so that another daemon that maps the object at the same
+ * address (wire_home) can run that node's target work (nicd/shared_heap.c).
+ * Room per rank of the node: */
+#define EMU_ARENA_PER_RANK (128ull << 20)
+void *emu_job_arena(const struct emu_job *j, uint32_t node);
 /* nranks flags, 1 once the rank's own daemon stopped serving it (guard.c),
  * so another daemon does not serve it either. */
 _Atomic uint8_t *emu_job_wire_fenced(const struct emu_job *j);

@@ -22,6 +22,12 @@ struct emu_module {
     void (*on_local)(struct emu_nic *nic, void *state, struct emu_msg *m);
     /* Target side; m->dst is a rank of this node. */
     void (*on_target)(struct emu_nic *nic, void *state, struct emu_msg *m);
+    /* Target side for a rank of another node, run by this daemon under
+     * that node's lock (nicd/fastpath.c) with the state that node's
+     * daemon published (emu_shared_set_root): 1 if it did the work as
+     * on_target would have, 0 to leave it to the wire, having changed
+     * nothing. Optional. */
+    int (*on_peer_target)(struct emu_nic *nic, void *peer_state, struct emu_msg *m);
     /* Called every loop turn; returns how much work it did. Optional. */
     int (*progress)(struct emu_nic *nic, void *state);
 };

@@ -8,8 +8,9 @@
 
 struct nni *ptln_ni(struct emu_nic *nic, struct ptl_nic *s, uint32_t rank, uint32_t ni)
 {
-    uint32_t l = rank - emu_nic_first_rank(nic);
-    if (rank < emu_nic_first_rank(nic) || l >= emu_nic_nlocal(nic) || ni >= PTLX_MAX_NI)
+    (void)nic; /* s may be another node's (ptln_peer_target) */
+    uint32_t l = rank - s->first;
+    if (rank < s->first || l >= s->nlocal || ni >= PTLX_MAX_NI)
         return NULL;
     return &s->ni[l][ni];
 }
@@ -48,7 +49,7 @@ void ptln_ni_clear(struct nni *n)
         free_list(n->pt[p].ovf);
         ptln_uh_clear(&n->pt[p]);
     }
-    free(n->md);
+    emu_shared_free(n->md);
     memset(n, 0, sizeof *n);
 }
 
@@ -81,7 +82,7 @@ static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m
         len++;
     if (len >= n->max_list)
         return PTL_NO_SPACE;
-    struct nle *e = calloc(1, sizeof *e);
+    struct nle *e = emu_shared_alloc_near(n, sizeof *e);
     if (!e)
         return PTL_NO_SPACE;
     entry_of(m, e);
@@ -90,7 +91,7 @@ static int le_append(struct emu_nic *nic, struct nni *n, const struct emu_msg *m
         e->iov_count = (uint32_t)m->len;
         e->length = m->len && m->len <= PTLX_MAX_IOV ? ptln_span_total(nic, &s) : 0;
         if (!e->length && m->len) {
-            free(e);
+            emu_shared_free(e);
             return PTL_ARG_INVALID; /* the segment table is not readable */
         }
     }
@@ -144,7 +145,7 @@ static int control(struct emu_nic *nic, struct ptl_nic *s, const struct emu_msg 
     if (m->aop == PTLX_NI_INIT) {
         if (n->live)
             return PTL_OK;
-        if (!(n->md = calloc(PTLX_MAX_MD, sizeof *n->md)))
+        if (!(n->md = emu_shared_alloc_near(n, PTLX_MAX_MD * sizeof *n->md)))
             return PTL_NO_SPACE;
         n->live = true;
         /* the rank's agreed limits, never above the NIC's own */

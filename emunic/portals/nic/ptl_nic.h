@@ -8,6 +8,7 @@
 
 #include "../proto.h"
 #include "emunic/module.h"
+#include "emunic/shared_heap.h"
 
 /* A list entry; an ME also carries its match criteria and, with
  * PTL_ME_MANAGE_LOCAL, the offset the NIC manages. */
@@ -76,9 +77,16 @@ struct pending {
     uint64_t bounce; /* the rank's bounce slot data (PTLX_D_BOUNCE), 0: none */
 };
 
+/* A node's Portals NIC state. What target work needs (the NIs and the
+ * counts of held triggered operations) lives in the node's shared arena
+ * (emunic/shared_heap.h), so another daemon holding the node's lock can
+ * match there (ptln_peer_target); the table of operations this NIC
+ * started is its own. */
 struct ptl_nic {
+    uint32_t node, first, nlocal;
     struct nni (*ni)[PTLX_MAX_NI]; /* [nlocal] */
-    struct pending *pend;
+    uint32_t *nheld;               /* [nlocal] triggered operations held (triggered.c) */
+    struct pending *pend;          /* this daemon's heap */
     uint32_t npend;
 };
 
@@ -140,6 +148,9 @@ void ptln_uh_clear(struct npt *p);
 
 /* target.c: an operation arriving for a local rank */
 void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);
+/* The same for another node's rank, by this daemon under that node's lock
+ * with that node's state s; 0 (nothing done) when it must go to the wire. */
+int ptln_peer_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m);
 
 /* triggered.c: commands held until a counter reaches a threshold */
 void ptln_trig_init(struct ptl_nic *s);

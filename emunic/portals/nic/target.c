@@ -263,3 +263,25 @@ void ptln_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
     }
     reply(nic, m, st == EMU_E_NORESULT ? PTL_NI_UNDELIVERABLE : fail, mlen, offset, overflow);
 }
+
+/* Another daemon runs this for our rank under our node's lock
+ * (nicd/fastpath.c), with our state. It takes only what it can finish
+ * exactly as we would: an operation an entry takes. Drops and a disabled
+ * PT (statistics, flow-control events) stay ours, and so does an entry
+ * whose counter our held triggered operations wait on (firing them is
+ * our work). Decided before anything changes. */
+int ptln_peer_target(struct emu_nic *nic, struct ptl_nic *s, struct emu_msg *m)
+{
+    uint32_t ni = ptlx_ni(m->hlen), pt = ptlx_pt(m->hlen);
+    struct nni *n = ptln_ni(nic, s, m->dst, ni);
+    if (!n || !n->live || pt >= PTLX_MAX_PT || !n->pt[pt].used || !n->pt[pt].enabled)
+        return 0;
+    struct nle **link = NULL;
+    bool overflow = false;
+    ptl_process_t from = ptln_initiator(nic, n, ni, m->dst, m->src);
+    const struct nle *le = find_entry(&n->pt[pt], m, ni, from, &link, &overflow);
+    if (!le || (le->ct && s->nheld[m->dst - s->first]))
+        return 0;
+    ptln_target(nic, s, m);
+    return 1;
+}

@@ -22,19 +22,15 @@ static struct trig *held;
  * posting n of them cost n^2/2 steps (65536: 16 to 90 s) */
 static struct trig **held_tail = &held;
 static struct ptl_nic *state;
-/* held operations per local rank: a rank that ignores max_triggered_ops
- * must not grow the daemon without bound */
-static uint32_t *nheld;
-static uint32_t nheld_n;
-
+/* Held operations per local rank (state->nheld, in the shared arena: a
+ * peer daemon must not bump a counter that has operations waiting on it,
+ * ptln_peer_target). Bounded, since a rank that ignores
+ * max_triggered_ops must not grow the daemon without bound. */
 static uint32_t *held_of(struct emu_nic *nic, uint32_t rank)
 {
-    uint32_t i = rank - emu_nic_first_rank(nic);
-    if (!nheld) {
-        nheld_n = emu_nic_nlocal(nic);
-        nheld = calloc(nheld_n, sizeof *nheld);
-    }
-    return nheld && i < nheld_n ? &nheld[i] : NULL;
+    (void)nic;
+    uint32_t i = rank - state->first;
+    return state->nheld && i < state->nlocal ? &state->nheld[i] : NULL;
 }
 
 void ptln_trig_init(struct ptl_nic *s) { state = s; }
@@ -47,8 +43,6 @@ void ptln_trig_fini(void)
         held = n;
     }
     held_tail = &held;
-    free(nheld);
-    nheld = NULL;
     state = NULL;
 }
 

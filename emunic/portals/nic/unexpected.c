@@ -12,7 +12,7 @@
 void ptln_uh_record(struct npt *p, struct nle *owner, const struct emu_msg *m, ptl_process_t from, uint64_t start,
                     uint64_t mlen)
 {
-    struct nuh *h = calloc(1, sizeof *h);
+    struct nuh *h = emu_shared_alloc_near(p, sizeof *h);
     if (!h)
         return;
     h->owner = owner;
@@ -39,7 +39,7 @@ void ptln_le_free(struct nle *e)
     if (e->uh_refs)
         e->gone = true;
     else
-        free(e);
+        emu_shared_free(e);
 }
 
 void ptln_entry_event(struct emu_nic *nic, uint32_t rank, const struct npt *p, uint32_t pt, const struct nle *e,
@@ -71,13 +71,13 @@ void ptln_le_used_up(struct emu_nic *nic, uint32_t rank, struct npt *p, uint32_t
 static void release(struct emu_nic *nic, uint32_t rank, struct npt *p, uint32_t pt, struct nuh *h)
 {
     struct nle *e = h->owner;
-    free(h);
+    emu_shared_free(h);
     p->nuh--;
     if (!e || --e->uh_refs || !e->gone)
         return;
     if (nic && e->auto_free)
         ptln_entry_event(nic, rank, p, pt, e, PTL_EVENT_AUTO_FREE, true);
-    free(e);
+    emu_shared_free(e);
 }
 
 void ptln_uh_clear(struct npt *p)
