@@ -198,6 +198,9 @@ int fast_try(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
         return 0;
     }
     struct emu_msg copy = *m;
+    /* a module's work may start another operation here (an ack that
+     * fires a triggered put) and take a third node's lock meanwhile */
+    struct emu_nic_counters *outer = target_ctr;
     target_ctr = &nic->job.nodes[node].ctr;
     int done = 1;
     if (kind != 3)
@@ -207,7 +210,7 @@ int fast_try(struct emu_nic *nic, uint32_t node, const struct emu_msg *m)
         done = 0; /* its own daemon answers for a rank it stopped serving */
     else
         done = modules_peer_target(nic, node, &copy);
-    target_ctr = NULL;
+    target_ctr = outer;
     lock_drop(l);
     if (!done)
         return 0;
