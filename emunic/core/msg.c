@@ -47,7 +47,13 @@ int emu_msg_validate(const struct emu_msg *m, uint32_t nranks)
     case EMU_OP_MODULE:
         return m->module != 0 ? EMU_OK : EMU_E_INVAL;
     case EMU_OP_ACK:
-        return (m->flags & ~(EMU_DONE_LOCAL | EMU_DONE_REMOTE)) ? EMU_E_INVAL : EMU_OK;
+        if (m->flags & ~(EMU_DONE_LOCAL | EMU_DONE_REMOTE | EMU_DONE_DATA))
+            return EMU_E_INVAL;
+        /* a result carried back is all of it, and there is a completion to carry it */
+        if ((m->flags & EMU_DONE_DATA) &&
+            (m->dlen != m->len || !(m->flags & (EMU_DONE_LOCAL | EMU_DONE_REMOTE))))
+            return EMU_E_INVAL;
+        return EMU_OK;
     default:
         return EMU_E_INVAL;
     }

@@ -5,9 +5,22 @@
 
 #include "emunic/atomic_op.h"
 
-/* Bring target and operand into daemon memory (or use the heap mapping
- * directly), apply, and write back what changed. */
+static int apply(struct emu_nic *nic, const struct emu_msg *m, int fetch, void *fetch_out);
+
 int emu_nic_atomic(struct emu_nic *nic, const struct emu_msg *m, int fetch)
+{
+    return apply(nic, m, fetch, NULL);
+}
+
+int nic_atomic_into(struct emu_nic *nic, const struct emu_msg *m, void *old)
+{
+    return apply(nic, m, 1, old);
+}
+
+/* Bring target and operand into daemon memory (or use the heap mapping
+ * directly), apply, and write back what changed. fetch_out: where the old
+ * value goes instead of (m->src, m->aux). */
+static int apply(struct emu_nic *nic, const struct emu_msg *m, int fetch, void *fetch_out)
 {
     int st = EMU_OK;
     const void *operand = m->data;
@@ -35,7 +48,9 @@ int emu_nic_atomic(struct emu_nic *nic, const struct emu_msg *m, int fetch)
      * buffer holding the operand. */
     char fetch_small[EMU_INLINE_MAX];
     if (fetch) {
-        if (m->len <= sizeof fetch_small)
+        if (fetch_out)
+            fbuf = fetch_out;
+        else if (m->len <= sizeof fetch_small)
             fbuf = fetch_small;
         else if ((st = emu_nic_copy_in(nic, m->src, m->aux, target, m->len)) != EMU_OK)
             return st;
@@ -46,7 +61,7 @@ int emu_nic_atomic(struct emu_nic *nic, const struct emu_msg *m, int fetch)
         return st;
     /* applied: an initiator that exited since (it finalized right after
      * the operation fired) only misses its copy of the old value */
-    if (fbuf && (st = emu_nic_copy_in(nic, m->src, m->aux, fbuf, m->len)) == EMU_E_DEAD)
+    if (fbuf && !fetch_out && (st = emu_nic_copy_in(nic, m->src, m->aux, fbuf, m->len)) == EMU_E_DEAD)
         st = EMU_E_NORESULT;
     return st;
 }

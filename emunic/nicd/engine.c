@@ -336,6 +336,12 @@ void emu_nic_route(struct emu_nic *nic, const struct emu_msg *m)
 
 void emu_nic_ack(struct emu_nic *nic, const struct emu_msg *req, int status, uint64_t imm)
 {
+    nic_ack_data(nic, req, status, imm, NULL, 0);
+}
+
+void nic_ack_data(struct emu_nic *nic, const struct emu_msg *req, int status, uint64_t imm,
+                  const void *data, uint16_t dlen)
+{
     struct emu_msg a;
     memset(&a, 0, EMU_MSG_HDR_SIZE);
     a.op = EMU_OP_ACK;
@@ -349,6 +355,13 @@ void emu_nic_ack(struct emu_nic *nic, const struct emu_msg *req, int status, uin
     a.imm = imm;
     a.len = req->len;
     a.aop = req->op; /* the model charges a read's data to its ack */
+    if (data && dlen) {
+        a.flags |= EMU_DONE_DATA;
+        a.dlen = dlen;
+        /* where the rank library puts it: a read's sink, a fetch's old value */
+        a.laddr = req->op == EMU_OP_READ ? req->laddr : req->aux;
+        memcpy(a.data, data, dlen);
+    }
     emu_nic_route(nic, &a);
     if (nic->backlog_total)
         nic_note_wire_depth(nic, emu_nic_node_of(nic, req->src));

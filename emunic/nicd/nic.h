@@ -111,6 +111,13 @@ void nic_target(struct emu_nic *nic, struct emu_msg *m);
 void nic_target_for(struct emu_nic *nic, struct emu_msg *m, struct emu_nic_counters *ctr);
 void nic_accept(struct emu_nic *nic, struct emu_msg *m);
 void nic_complete(struct emu_nic *nic, const struct emu_msg *ack);
+/* atomic_unit.c: emu_nic_atomic with fetch, the old value (m->len <=
+ * EMU_INLINE_MAX bytes) into old instead of the initiator's memory. */
+int nic_atomic_into(struct emu_nic *nic, const struct emu_msg *m, void *old);
+/* engine.c: emu_nic_ack carrying a small result (dlen bytes of data) back
+ * to a rank that asked for it (EMU_F_DATA_BACK): EMU_DONE_DATA. */
+void nic_ack_data(struct emu_nic *nic, const struct emu_msg *req, int status, uint64_t imm,
+                  const void *data, uint16_t dlen);
 
 /* xfer.c */
 int xfer_init(struct emu_nic *nic);
@@ -118,6 +125,9 @@ void xfer_fini(struct emu_nic *nic);
 /* Daemon pointer to [addr, addr+len) of rank's heap, or NULL if the range
  * is not entirely inside it (then process_vm_* is the road). */
 char *xfer_heap_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len);
+/* Whether [addr, addr+len) of rank's memory is mapped here (heap or a
+ * moved range), i.e. reached with memcpy rather than process_vm_*. */
+int xfer_mapped(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len);
 /* Whether rank's process and heap are known here (latching them if it is
  * up), so accesses to its memory need no /proc look-up. */
 int xfer_latch(struct emu_nic *nic, uint32_t rank);

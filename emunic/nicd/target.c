@@ -36,20 +36,44 @@ static int do_write(struct emu_nic *nic, const struct emu_msg *m)
     return emu_nic_copy(nic, m->dst, m->raddr, m->src, m->laddr, m->len);
 }
 
-static int do_read(struct emu_nic *nic, const struct emu_msg *m)
+/* Whether a small result for (m->src, sink) goes back in the completion:
+ * the rank asked for it and we could write the sink only with
+ * process_vm_writev (its library's store is cheaper than our system call). */
+static int data_back(struct emu_nic *nic, const struct emu_msg *m, uint64_t sink)
+{
+    return (m->flags & EMU_F_DATA_BACK) && (m->flags & (EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ)) &&
+           m->len <= EMU_INLINE_MAX && !xfer_mapped(nic, m->src, sink, m->len);
+}
+
+/* back: where a result to carry in the ack goes; *nback its length. */
+static int do_read(struct emu_nic *nic, const struct emu_msg *m, uint8_t *back, uint16_t *nback)
 {
     int st = emu_nic_check(nic, m->dst, m->key, m->raddr, m->len, EMU_PERM_READ);
     if (st != EMU_OK || m->len == 0)
         return st;
+    if (data_back(nic, m, m->laddr)) {
+        st = emu_nic_copy_out(nic, back, m->dst, m->raddr, m->len);
+        if (st == EMU_OK)
+            *nback = (uint16_t)m->len;
+        return st;
+    }
     return emu_nic_copy(nic, m->src, m->laddr, m->dst, m->raddr, m->len);
 }
 
-static int do_atomic(struct emu_nic *nic, const struct emu_msg *m)
+static int do_atomic(struct emu_nic *nic, const struct emu_msg *m, uint8_t *back, uint16_t *nback)
 {
     int fetch = m->op == EMU_OP_FETCH_ATOMIC;
     uint32_t need = EMU_PERM_ATOMIC | (fetch ? EMU_PERM_READ : 0);
     int st = emu_nic_check(nic, m->dst, m->key, m->raddr, m->len, need);
-    return st != EMU_OK ? st : emu_nic_atomic(nic, m, fetch);
+    if (st != EMU_OK)
+        return st;
+    if (fetch && data_back(nic, m, m->aux)) {
+        st = nic_atomic_into(nic, m, back);
+        if (st == EMU_OK)
+            *nback = (uint16_t)m->len;
+        return st;
+    }
+    return emu_nic_atomic(nic, m, fetch);
 }
 
 static uint64_t ticket_new(struct emu_nic *nic, const struct emu_msg *m)
@@ -111,6 +135,8 @@ void nic_target(struct emu_nic *nic, struct emu_msg *m)
 void nic_target_for(struct emu_nic *nic, struct emu_msg *m, struct emu_nic_counters *ctr)
 {
     int st;
+    uint8_t back[EMU_INLINE_MAX];
+    uint16_t nback = 0;
     /* a finished or dead rank's memory is not a target any more, nor that
      * of a rank we stopped serving */
     if (nic_fenced(nic, m->dst) ||
@@ -129,12 +155,12 @@ void nic_target_for(struct emu_nic *nic, struct emu_msg *m, struct emu_nic_count
         EMU_CTR_ADD(ctr, writes, 1);
         break;
     case EMU_OP_READ:
-        st = do_read(nic, m);
+        st = do_read(nic, m, back, &nback);
         EMU_CTR_ADD(ctr, reads, 1);
         break;
     case EMU_OP_ATOMIC:
     case EMU_OP_FETCH_ATOMIC:
-        st = do_atomic(nic, m);
+        st = do_atomic(nic, m, back, &nback);
         EMU_CTR_ADD(ctr, atomics, 1);
         break;
     case EMU_OP_AM: {
@@ -157,7 +183,7 @@ void nic_target_for(struct emu_nic *nic, struct emu_msg *m, struct emu_nic_count
         EMU_CTR_ADD(ctr, errors, 1);
     }
     if (m->flags & (EMU_F_LOCAL_CQ | EMU_F_REMOTE_CQ))
-        emu_nic_ack(nic, m, st, 0);
+        nic_ack_data(nic, m, st, 0, st == EMU_OK ? back : NULL, nback);
 }
 
 void nic_accept(struct emu_nic *nic, struct emu_msg *m)
@@ -208,5 +234,10 @@ void nic_complete(struct emu_nic *nic, const struct emu_msg *ack)
     c.cookie = ack->cookie;
     c.imm = ack->imm;
     c.len = ack->len;
+    if (ack->flags & EMU_DONE_DATA) {
+        c.laddr = ack->laddr;
+        c.dlen = ack->dlen;
+        memcpy(c.data, ack->data, ack->dlen);
+    }
     emu_nic_deliver(nic, ack->src, &c);
 }

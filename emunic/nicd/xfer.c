@@ -135,6 +135,11 @@ static char *map_ptr(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t
     return p ? p : xfer_promo_ptr(nic, rank, pid_of(nic, rank), addr, len);
 }
 
+int xfer_mapped(struct emu_nic *nic, uint32_t rank, uint64_t addr, uint64_t len)
+{
+    return map_ptr(nic, rank, addr, len) != NULL;
+}
+
 /* One direction of process_vm_*, looping over partial transfers. A rank
  * that has exited (or finished: the state is only a hint, for the status
  * code) gets EMU_E_DEAD, so a target can tell its own failure from an

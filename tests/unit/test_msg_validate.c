@@ -155,6 +155,14 @@ static void test_accepts_well_formed(void **state)
     OK(&m);
     m.flags = 0;
     OK(&m);
+    /* a small result carried back: all of it, with its completion */
+    m.flags = EMU_DONE_REMOTE | EMU_DONE_DATA;
+    m.len = m.dlen = EMU_INLINE_MAX;
+    OK(&m);
+    /* a read that asked for its result back */
+    read_msg(&m, 8);
+    m.flags |= EMU_F_DATA_BACK;
+    OK(&m);
 
     /* src/dst bounds are exclusive of nranks, inclusive of nranks-1 */
     write_inline(&m, 4);
@@ -272,9 +280,19 @@ static void test_rejects_bad_dlen_and_flags(void **state)
     }
     /* ACK carries EMU_DONE_* bits only */
     base_msg(&m, EMU_OP_ACK);
-    m.flags = 0x04;
+    m.flags = 0x08;
     BAD(&m);
     m.flags = 0x80;
+    BAD(&m);
+    /* a result carried back is whole and comes with a completion */
+    m.flags = EMU_DONE_DATA;
+    m.len = m.dlen = 8;
+    BAD(&m);
+    m.flags = EMU_DONE_LOCAL | EMU_DONE_DATA;
+    m.dlen = 7;
+    BAD(&m);
+    m.len = 200;
+    m.dlen = 0;
     BAD(&m);
 }
 

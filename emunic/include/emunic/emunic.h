@@ -95,6 +95,10 @@ int emunic_fault_refuse(unsigned what);
  * return; larger ones are read by the NIC later, so the source buffer stays
  * untouched until EMU_DONE_LOCAL. flags: EMU_F_LOCAL_CQ, EMU_F_REMOTE_CQ,
  * EMU_F_TARGET_NOTIFY (imm is then passed to the target), EMU_F_UNORDERED.
+ * A read, or a fetch-atomic's old value, of up to EMU_INLINE_MAX bytes with
+ * a completion may reach buf (fetch) only as its completion is polled; the
+ * call touches the sink's first and last byte, so a sink this rank cannot
+ * write faults in the call.
  */
 int emunic_write(uint32_t dst, uint32_t key, uint64_t raddr, const void *src,
                  size_t len, unsigned flags, uint64_t cookie, uint64_t imm);

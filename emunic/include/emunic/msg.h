@@ -50,11 +50,17 @@ enum emu_module_id {
 #define EMU_F_TARGET_NOTIFY 0x04 /* give target rank an EMU_CQ_TARGET entry */
 #define EMU_F_UNORDERED 0x08     /* may pass earlier ops to the same target */
 #define EMU_F_INLINE 0x10        /* payload travels in msg.data */
-#define EMU_F_ALL_ 0x1f
+/* read/fetch-atomic: the rank library takes a small result back in the
+ * completion (EMU_DONE_DATA) when the NIC cannot write its sink directly */
+#define EMU_F_DATA_BACK 0x20
+#define EMU_F_ALL_ 0x3f
 
 /* Completion flags reported in msg.flags of EMU_CQ_DONE. */
 #define EMU_DONE_LOCAL 0x01
 #define EMU_DONE_REMOTE 0x02
+/* data[0..dlen) is the result for laddr: the rank library stores it there
+ * before anyone sees the entry, and clears this flag */
+#define EMU_DONE_DATA 0x04
 
 /* msg.status: 0 or a positive errno-style code. */
 enum emu_status {
