@@ -154,6 +154,8 @@ int emunic_write(uint32_t dst, uint32_t key, uint64_t raddr, const void *src,
     return emu_client_post(&m);
 }
 
+static _Atomic uint64_t data_back_posted;
+
 /* A small result may come back in the completion (EMU_F_DATA_BACK): the
  * NIC's process_vm_writev into private memory costs more than our store.
  * The sink is touched now, so memory this rank cannot write faults here,
@@ -166,6 +168,10 @@ static void want_data_back(struct emu_msg *m, void *sink)
     p[0] = p[0];
     p[m->len - 1] = p[m->len - 1];
     m->flags |= EMU_F_DATA_BACK;
+    /* the store in pop_one_locked may run on another thread: order it
+     * after this probe within the process (the NIC in between is another
+     * process, which no thread sanitizer sees) */
+    atomic_fetch_add_explicit(&data_back_posted, 1, memory_order_release);
 }
 
 int emunic_read(uint32_t dst, uint32_t key, uint64_t raddr, void *buf,
@@ -324,6 +330,7 @@ static int pop_one_locked(struct emu_msg *out)
         return -1;
     if (out->op == EMU_CQ_DONE && (out->flags & EMU_DONE_DATA)) {
         /* our NIC carried back a result we asked for (want_data_back) */
+        (void)atomic_load_explicit(&data_back_posted, memory_order_acquire);
         if (out->dlen <= EMU_INLINE_MAX)
             memcpy((void *)(uintptr_t)out->laddr, out->data, out->dlen);
         out->flags &= (uint8_t)~EMU_DONE_DATA;
