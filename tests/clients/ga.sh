@@ -17,7 +17,7 @@ stage_ga() {
     done
     step "GA: emunic with the MPI libarmci (-DEMUNIC_ARMCI_MPI=ON), installed to $pmpi"
     if ! quiet "$work/emunic-mpi-configure.log" "${CMAKE:-cmake}" -S "$src" -B "$work/emunic-mpi" \
-             -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMUNIC_ARMCI_MPI=ON ||
+             -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEMUNIC_ARMCI_MPI=ON -DEMUNIC_BUILD_TESTS=OFF ||
        ! quiet "$work/emunic-mpi-build.log" "${CMAKE:-cmake}" --build "$work/emunic-mpi" -j2 ||
        ! install_emunic "$work/emunic-mpi" "$pmpi"; then
         report_failure "GA: emunic MPI variant" "$work/emunic-mpi-build.log" "see $work/emunic-mpi-*.log"

@@ -72,7 +72,10 @@ t0=$(date +%s)
 step "install emunic ($build) to $prefix"
 install_emunic "$build" "$prefix" || exit 1
 
+# each stage's wall time, printed at the end: CI's 90 minutes are shared
+stage_times=()
 for s in "${stages[@]}"; do
+    ts=$(date +%s)
     case $s in
         sos) stage_sos ;;
         portals4) stage_portals4 ;;
@@ -82,9 +85,10 @@ for s in "${stages[@]}"; do
         a1) stage_a1 ;;
         *) echo "clients: unknown stage '$s' (sos, portals4, pami, ga, armci, a1)" >&2; exit 2 ;;
     esac
+    stage_times+=("$s $(( $(date +%s) - ts )) s")
 done
 
-echo "clients: took $(( $(date +%s) - t0 )) s; work tree $work"
+echo "clients: took $(( $(date +%s) - t0 )) s ($(IFS=,; echo "${stage_times[*]}" | sed 's/,/, /g')); work tree $work"
 if [ "$nfail" -gt 0 ]; then
     echo "clients: failed:"
     printf '  %s\n' "${failed_list[@]}"
