@@ -14,7 +14,7 @@ help:
 	@echo "make check       install deps, build, run every test (plain, ASan+UBSan, TSan, fuzz, clients)"
 	@echo "make check-fast  the plain build's tests only"
 	@echo "make check-clients  real clients' own suites (SOS, Portals 4 reference, IBM PAMI test/api, GA, ARMCI's classic tests) against installed emunic"
-	@echo "make check-clients-full  the same with every layout and long run (CLIENTS_FULL=1; ~20 minutes more)"
+	@echo "make check-clients-full  the same with every layout and long run, GA over all three NICs (CLIENTS_FULL=1; about an hour more)"
 	@echo "make check-fuzz  the libFuzzer harnesses (parsers, command queue, link layer), 30 s each (make fuzz: 300 s each)"
 	@echo "make install     build, then install into PREFIX (default /usr/local)"
 	@echo "make bench       run the core benchmarks (see docs/PERFORMANCE.md)"
@@ -48,11 +48,16 @@ check-fast: build
 	@echo "== check-fast [$$(date +%T)]"
 	ctest --test-dir $(BUILD) --output-on-failure -j$(CTEST_JOBS)
 
+# The 16- to 64-rank layouts of programs that also run at 2x2 or 3x3 are
+# in check-fast only: under ASan they took 244 of the suite's 1103 s
+# (2026-12-03) of CI's 90 minutes. The *_many_* tests, which are about many
+# ranks, stay. ASAN_EXCLUDE= runs everything.
+ASAN_EXCLUDE ?= _(4x4|8x8_quick|4x16_quick)$$
 check-asan: deps
 	@echo "== check-asan [$$(date +%T)]"
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DEMUNIC_SANITIZE=address,undefined -DEMUNIC_WERROR=ON
 	cmake --build build-asan -j$(JOBS)
-	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j$(CTEST_JOBS)
+	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j$(CTEST_JOBS) $(if $(ASAN_EXCLUDE),-E '$(ASAN_EXCLUDE)')
 
 # TSan covers the threaded parts: unit tests with several threads.
 check-tsan: deps

@@ -17,8 +17,8 @@
 #                    (all) or only 2x2 (2x2)
 #   CLIENTS_FULL     1: every layout and long run of every stage (make
 #                    check-clients-full; about 20 minutes more than CI's)
-#   GA_NICS          NICs GA's programs run over (default: portals; all three:
-#                    "portals pami dcmf")
+#   GA_NICS          NICs GA's programs run over (default: portals; with
+#                    CLIENTS_FULL all three, "portals pami dcmf")
 # A failing client test prints its name, the last lines of its output and
 # the command that reproduces it; the last line counts passes and failures.
 set -uo pipefail
@@ -39,6 +39,7 @@ stages=("$@")
 
 if [ "${CLIENTS_FULL:-0}" = 1 ]; then
     export PAMI_LONG=${PAMI_LONG:-1} A1_LONG=${A1_LONG:-1} CLIENTS_LAYOUTS=${CLIENTS_LAYOUTS:-all}
+    export GA_NICS=${GA_NICS:-portals pami dcmf}
 fi
 
 # shellcheck source=tests/clients/lib.sh
