@@ -60,7 +60,8 @@ stage_ga() {
 # picks mpiexec through a shell trick the current automake's test driver
 # does not run), the serial tests named to it through GA_SERIAL.
 ga_check() {
-    local gadir=$1 pmpi=$2 nic=$3 runner
+    local gadir=$1 pmpi=$2 nic=$3 runner long=$here/ga_long
+    [ "${CLIENTS_FULL:-0}" = 1 ] && long=
     runner="$here/ga_exec"
     step "GA: make check over --nic $nic at ${GA_NODES:-2}x${GA_RPN:-2}"
     find "$gadir" -name '*.trs' -delete
@@ -68,13 +69,13 @@ ga_check() {
     # twice the clients' limit: laplace.x and sprs_test.x take 130-190 s
     # each on a quiet 2-core host (docs/clients.md), and a loaded one is slower
     LD_LIBRARY_PATH="$pmpi/lib" EMUNIC_RUN="$pmpi/bin/emunic-run" GA_NIC=$nic GA_TIMEOUT=$((timeout * 2)) \
-        GA_KNOWN="$here/ga_known_failures" \
+        GA_KNOWN="$here/ga_known_failures" GA_LONG="$long" \
         make -C "$gadir" -k check LOG_COMPILER="$runner" \
         AM_TESTS_ENVIRONMENT='GA_SERIAL="$(SERIAL_TESTS)"; export GA_SERIAL;' \
         >"$work/ga-check-$nic.log" 2>&1 || true
     cp "$gadir/test-suite.log" "$work/ga-test-suite-$nic.log" 2>/dev/null || true
     local k
-    for k in $(grep -l '^known failure' $(find "$gadir" -name '*.log' -newer "$work/ga-checkprogs.log") 2>/dev/null); do
+    for k in $(grep -lE '^(known failure|long, only)' $(find "$gadir" -name '*.log' -newer "$work/ga-checkprogs.log") 2>/dev/null); do
         echo "  GA $nic: ${k#"$gadir"/}: $(head -n 1 "$k")"
     done
     automake_results "$gadir" "GA $nic:" "$runner" \
