@@ -16,7 +16,7 @@
 #   CLIENTS_LAYOUTS  SOS's unit set also at 4x1 (default), at 1x4 and 4x1
 #                    (all) or only 2x2 (2x2)
 #   CLIENTS_FULL     1: every layout and long run of every stage (make
-#                    check-clients-full; about 20 minutes more than CI's)
+#                    check-clients-full; about an hour more than CI's)
 #   GA_NICS          NICs GA's programs run over (default: portals; with
 #                    CLIENTS_FULL all three, "portals pami dcmf")
 # A failing client test prints its name, the last lines of its output and
@@ -74,7 +74,7 @@ step "install emunic ($build) to $prefix"
 install_emunic "$build" "$prefix" || exit 1
 
 # each stage's wall time, printed at the end: CI's 90 minutes are shared
-stage_times=()
+stage_times=
 for s in "${stages[@]}"; do
     ts=$(date +%s)
     case $s in
@@ -86,10 +86,10 @@ for s in "${stages[@]}"; do
         a1) stage_a1 ;;
         *) echo "clients: unknown stage '$s' (sos, portals4, pami, ga, armci, a1)" >&2; exit 2 ;;
     esac
-    stage_times+=("$s $(( $(date +%s) - ts )) s")
+    stage_times+="${stage_times:+, }$s $(( $(date +%s) - ts )) s"
 done
 
-echo "clients: took $(( $(date +%s) - t0 )) s ($(IFS=,; echo "${stage_times[*]}" | sed 's/,/, /g')); work tree $work"
+echo "clients: took $(( $(date +%s) - t0 )) s ($stage_times); work tree $work"
 if [ "$nfail" -gt 0 ]; then
     echo "clients: failed:"
     printf '  %s\n' "${failed_list[@]}"
