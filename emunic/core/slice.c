@@ -83,9 +83,52 @@ static _Thread_local int64_t hog_until;
 static _Atomic uint64_t hogs;
 static _Atomic int64_t hog_default; /* 0, or HOG_EXPECTED_NS once hogs are expected */
 
-void emu_poll_expect_hogs(void)
+/* the finer of the two thresholds wins: a hint never coarsens detection */
+static void hog_default_at_most(int64_t ns)
 {
-    atomic_store_explicit(&hog_default, HOG_EXPECTED_NS, memory_order_relaxed);
+    int64_t cur = atomic_load_explicit(&hog_default, memory_order_relaxed);
+    while ((cur == 0 || cur > ns) &&
+           !atomic_compare_exchange_weak_explicit(&hog_default, &cur, ns, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
+
+void emu_poll_expect_hogs(void) { hog_default_at_most(HOG_EXPECTED_NS); }
+
+void emu_poll_watch_hogs(int64_t ns) { hog_default_at_most(ns); }
+
+long emu_loadavg_runnable(const char *text)
+{
+    double a, b, c;
+    long run, total;
+    if (!text || sscanf(text, "%lf %lf %lf %ld/%ld", &a, &b, &c, &run, &total) != 5 || run < 0 ||
+        total < run)
+        return -1;
+    return run;
+}
+
+bool emu_foreign_load(long runnable, unsigned job_procs)
+{
+    /* each of our processes may run a second thread (a progress or
+     * commthread), and the reader itself is counted */
+    return runnable > 2 * (long)job_procs + 1;
+}
+
+bool emu_poll_watch_foreign(unsigned job_procs, int64_t ns)
+{
+    char buf[128];
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f)
+        return false;
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    if (!emu_foreign_load(emu_loadavg_runnable(buf), job_procs))
+        return false;
+    emu_poll_watch_hogs(ns);
+    /* they are runnable now: the next yield would wait for them */
+    hog_until = emu_now_ns() + HOG_HOLD_NS;
+    return true;
 }
 
 /* EMUNIC_HOG_US, read once (-2: unset, the process's default applies);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -262,15 +263,77 @@ static void test_hogs_expected_but_off(void **state)
     run_expect("0");
 }
 
+static void test_loadavg_runnable(void **state)
+{
+    (void)state;
+    assert_int_equal(emu_loadavg_runnable("0.15 0.05 0.02 1/123 4567\n"), 1);
+    assert_int_equal(emu_loadavg_runnable("24.29 27.60 23.14 17/300 99"), 17);
+    assert_int_equal(emu_loadavg_runnable(""), -1);
+    assert_int_equal(emu_loadavg_runnable(NULL), -1);
+    assert_int_equal(emu_loadavg_runnable("1.0 2.0 3.0 x/y 7"), -1);
+    assert_int_equal(emu_loadavg_runnable("1.0 2.0 3.0 5/4 7"), -1);  /* more running than exist */
+    assert_int_equal(emu_loadavg_runnable("1.0 2.0 3.0 -1/4 7"), -1);
+}
+
+static void test_foreign_load(void **state)
+{
+    (void)state;
+    /* 3 processes (a rank, its daemon, the launcher) may run 6 threads,
+     * plus the reader */
+    assert_false(emu_foreign_load(7, 3));
+    assert_true(emu_foreign_load(8, 3));
+    assert_false(emu_foreign_load(-1, 3)); /* unreadable: nothing assumed */
+    assert_false(emu_foreign_load(145, 72));
+    assert_true(emu_foreign_load(146, 72));
+}
+
+/* Two children that spin are runnable whether on a CPU or queued, so a job
+ * of none sees them as foreign load whatever the host does: the poll loop
+ * then blocks at once (without yielding) and then looks for hogs. */
+static int foreign_child(void)
+{
+    pid_t hog[2];
+    for (int i = 0; i < 2; i++)
+        if ((hog[i] = fork()) == 0)
+            for (;;)
+                ;
+    int ok = !emu_poll_watch_foreign(UINT32_MAX / 4, 1000000) && /* a huge job: never foreign */
+             emu_poll_yield() &&                                  /* detection still off */
+             emu_poll_watch_foreign(0, 1000000) && !emu_poll_yield() && emu_poll_hogs() == 0;
+    for (int i = 0; i < 2; i++) {
+        kill(hog[i], SIGKILL);
+        waitpid(hog[i], NULL, 0);
+    }
+    return ok ? 0 : 1;
+}
+
+static void test_watch_foreign(void **state)
+{
+    (void)state;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        unsetenv("EMUNIC_HOG_US");
+        _exit(foreign_child());
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hogs_expected), /* first: before this process polls */
+        cmocka_unit_test(test_hogs_expected), /* these two first: before this process polls */
+        cmocka_unit_test(test_watch_foreign),
         cmocka_unit_test(test_hogs_expected_but_off),
         cmocka_unit_test(test_slice_default),
         cmocka_unit_test(test_short_slice),
         cmocka_unit_test(test_slice_left_alone),
         cmocka_unit_test(test_hog_detected),
+        cmocka_unit_test(test_loadavg_runnable),
+        cmocka_unit_test(test_foreign_load),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

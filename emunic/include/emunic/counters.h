@@ -43,6 +43,7 @@
     X(backpressure, "times a rank's commands waited because it left its completions untaken") \
     X(queue_max, "deepest wire backlog seen, messages")                   \
     X(hog_watch, "1 once a local rank runs a commthread beside CPU hogs (EMU_HINT_HOGS)") \
+    X(foreign_load, "scans that saw more runnable threads than this job has: the daemon blocked, not polled") \
     X(hog_yields, "yields slower than EMUNIC_HOG_US: the daemon then blocked instead") \
     X(fast_ops, "operations on another node's rank applied here, without the wire") \
     X(fast_busy, "turns put off because another daemon held this node's lock")
