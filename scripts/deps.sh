@@ -5,6 +5,7 @@ set -euo pipefail
 
 PKGS=(build-essential cmake pkg-config liburing-dev libhwloc-dev libcmocka-dev libyaml-dev mpich libmpich-dev
       libglobalarrays-dev libscalapack-mpich-dev
+      libfabric-dev  # the daemons' link between hosts (emunic/nicd/hostlink.c)
       autoconf automake libtool gfortran  # building the real clients (make check-clients)
       libxml2-dev  # the Portals 4 reference's XML-driven conformance tests (test/sfw)
       automake1.11 libjemalloc2  # OSPRI A1's own build (automake 1.11) and its run glue (tests/clients/a1.sh)
