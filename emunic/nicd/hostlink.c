@@ -126,8 +126,13 @@ int hostlink_open(struct hostlink **out, const char *node, uint32_t self, uint32
     hints->rx_attr->msg_order = FI_ORDER_SAS;
     hints->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
     hints->domain_attr->threading = FI_THREAD_DOMAIN;
-    hints->fabric_attr->prov_name = strdup(prov && *prov ? prov : "tcp");
-    int rc = fi_getinfo(FI_VERSION(1, 9), node ? node : "127.0.0.1", NULL, FI_SOURCE, hints, &hl->info);
+    prov = prov && *prov ? prov : "tcp";
+    hints->fabric_attr->prov_name = strdup(prov);
+    /* shm names its endpoints itself (one per process); an address given
+     * to it would be the same for every daemon of the host */
+    if (!node && strncmp(prov, "shm", 3) != 0)
+        node = "127.0.0.1";
+    int rc = fi_getinfo(FI_VERSION(1, 9), node, NULL, node ? FI_SOURCE : 0, hints, &hl->info);
     fi_freeinfo(hints);
     if (rc) {
         *why = "no libfabric provider gives ordered reliable datagrams here (FI_PROVIDER, fi_getinfo)";

@@ -32,8 +32,9 @@ struct hostlink;
 /* Received messages, in their sender's order: n slots from peer. */
 typedef void (*hostlink_deliver_fn)(void *arg, uint32_t peer, const struct emu_msg *m, unsigned n);
 
-/* An endpoint bound to address node ("127.0.0.1" when NULL: tests and
- * one-box jobs stay on loopback). Peers are numbered as the launcher
+/* An endpoint bound to address node (when NULL: "127.0.0.1", so tests
+ * and one-box jobs stay on loopback; for shm, which is host-local and
+ * names its endpoints itself, none). Peers are numbered as the launcher
  * numbers the job's daemons: self is ours, max_peers bounds them, and
  * every daemon adds every name in that order, its own included. job tags
  * each batch, so another job's traffic on the same fabric is refused.
