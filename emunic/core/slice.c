@@ -83,19 +83,10 @@ static _Thread_local int64_t hog_until;
 static _Atomic uint64_t hogs;
 static _Atomic int64_t hog_default; /* 0, or HOG_EXPECTED_NS once hogs are expected */
 
-/* the finer of the two thresholds wins: a hint never coarsens detection */
-static void hog_default_at_most(int64_t ns)
+void emu_poll_expect_hogs(void)
 {
-    int64_t cur = atomic_load_explicit(&hog_default, memory_order_relaxed);
-    while ((cur == 0 || cur > ns) &&
-           !atomic_compare_exchange_weak_explicit(&hog_default, &cur, ns, memory_order_relaxed,
-                                                  memory_order_relaxed))
-        ;
+    atomic_store_explicit(&hog_default, HOG_EXPECTED_NS, memory_order_relaxed);
 }
-
-void emu_poll_expect_hogs(void) { hog_default_at_most(HOG_EXPECTED_NS); }
-
-void emu_poll_watch_hogs(int64_t ns) { hog_default_at_most(ns); }
 
 long emu_loadavg_runnable(const char *text)
 {
@@ -114,7 +105,7 @@ bool emu_foreign_load(long runnable, unsigned job_procs)
     return runnable > 2 * (long)job_procs + 1;
 }
 
-bool emu_poll_watch_foreign(unsigned job_procs, int64_t ns)
+bool emu_poll_watch_foreign(unsigned job_procs)
 {
     char buf[128];
     FILE *f = fopen("/proc/loadavg", "r");
@@ -125,18 +116,19 @@ bool emu_poll_watch_foreign(unsigned job_procs, int64_t ns)
     buf[n] = 0;
     if (!emu_foreign_load(emu_loadavg_runnable(buf), job_procs))
         return false;
-    emu_poll_watch_hogs(ns);
     /* they are runnable now: the next yield would wait for them */
     hog_until = emu_now_ns() + HOG_HOLD_NS;
     return true;
 }
 
-/* EMUNIC_HOG_US, read once (-2: unset, the process's default applies);
- * 0 turns detection off */
+/* EMUNIC_HOG_US, read once (-1: not yet; -2: unset, the process's
+ * default applies); 0 turns detection off */
+static _Atomic int64_t hog_env = -1;
+
 static int64_t hog_ns(void)
 {
-    static _Atomic int64_t v = -1;
-    int64_t x = atomic_load_explicit(&v, memory_order_relaxed);
+    _Atomic int64_t *v = &hog_env;
+    int64_t x = atomic_load_explicit(v, memory_order_relaxed);
     if (x == -2)
         return atomic_load_explicit(&hog_default, memory_order_relaxed);
     if (x >= 0)
@@ -144,17 +136,21 @@ static int64_t hog_ns(void)
     long us = 0;
     int rc = env_us("EMUNIC_HOG_US", "CPU hogs are not looked for", &us);
     if (rc == 0) {
-        atomic_store_explicit(&v, -2, memory_order_relaxed);
+        atomic_store_explicit(v, -2, memory_order_relaxed);
         return atomic_load_explicit(&hog_default, memory_order_relaxed);
     }
     x = rc > 0 ? (int64_t)us * 1000 : 0;
-    atomic_store_explicit(&v, x, memory_order_relaxed);
+    atomic_store_explicit(v, x, memory_order_relaxed);
     return x;
 }
 
 bool emu_poll_yield(void)
 {
     if (hog_ns() == 0) {
+        /* no detection, but another job's load seen lately
+         * (emu_poll_watch_foreign), unless EMUNIC_HOG_US=0 */
+        if (hog_until && atomic_load_explicit(&hog_env, memory_order_relaxed) != 0 && emu_now_ns() < hog_until)
+            return false;
         sched_yield();
         return true;
     }

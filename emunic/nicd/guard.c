@@ -215,7 +215,7 @@ void guard_scan(struct emu_nic *nic, int64_t now)
     nic->last_scan = now;
     guard_hints(nic);
     /* looked at on every scan: another job's load comes and goes */
-    if (emu_poll_watch_foreign(nic->nranks + nic->nnodes + 1, NIC_HOG_NS))
+    if (emu_poll_watch_foreign(nic->nranks + nic->nnodes + 1))
         EMU_CTR_ADD(nic->ctr, foreign_load, 1);
     /* a rank that is gone (killed mid-post, say) is not to be blamed for
      * the slot it left half-claimed */

@@ -166,11 +166,6 @@ void guard_scan(struct emu_nic *nic, int64_t now);
  * and once more at the end. */
 void guard_hints(struct emu_nic *nic);
 #define GUARD_SCAN_NS 50000000ll
-
-/* While the host runs other jobs' threads, a yield this slow makes the
- * daemon block instead of polling (emu_poll_watch_foreign): far above a
- * yield among our own processes (~1 us on a quiet host). */
-#define NIC_HOG_NS 1000000
 /* Push to local rank l's completion queue (the daemons are its only
  * producers, under its node's lock) and check the shared tail and sequence
  * against the daemons' own count (emu_wire_cq). 0 or -1 (full,

@@ -290,31 +290,54 @@ static void test_foreign_load(void **state)
 /* Two children that spin are runnable whether on a CPU or queued, so a job
  * of none sees them as foreign load whatever the host does: the poll loop
  * then blocks at once (without yielding) and then looks for hogs. */
-static int foreign_child(void)
+static void spin_two(pid_t hog[2])
 {
-    pid_t hog[2];
     for (int i = 0; i < 2; i++)
         if ((hog[i] = fork()) == 0)
             for (;;)
                 ;
-    int ok = !emu_poll_watch_foreign(UINT32_MAX / 4, 1000000) && /* a huge job: never foreign */
-             emu_poll_yield() &&                                  /* detection still off */
-             emu_poll_watch_foreign(0, 1000000) && !emu_poll_yield() && emu_poll_hogs() == 0;
+}
+
+static void stop_two(const pid_t hog[2])
+{
     for (int i = 0; i < 2; i++) {
         kill(hog[i], SIGKILL);
         waitpid(hog[i], NULL, 0);
     }
+}
+
+static int foreign_child(void)
+{
+    pid_t hog[2];
+    spin_two(hog);
+    int ok = !emu_poll_watch_foreign(UINT32_MAX / 4) && /* a huge job: never foreign */
+             emu_poll_yield() &&                          /* detection still off */
+             emu_poll_watch_foreign(0) && !emu_poll_yield() && emu_poll_hogs() == 0;
+    stop_two(hog);
     return ok ? 0 : 1;
 }
 
-static void test_watch_foreign(void **state)
+/* EMUNIC_HOG_US=0 turns the watch off with detection: it still reports
+ * the load, the poll loop goes on yielding. */
+static int foreign_off_child(void)
 {
-    (void)state;
+    pid_t hog[2];
+    spin_two(hog);
+    int ok = emu_poll_watch_foreign(0) && emu_poll_yield();
+    stop_two(hog);
+    return ok ? 0 : 1;
+}
+
+static void run_foreign(const char *env, int (*child)(void))
+{
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-        unsetenv("EMUNIC_HOG_US");
-        _exit(foreign_child());
+        if (env)
+            setenv("EMUNIC_HOG_US", env, 1);
+        else
+            unsetenv("EMUNIC_HOG_US");
+        _exit(child());
     }
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
@@ -322,11 +345,24 @@ static void test_watch_foreign(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+static void test_watch_foreign(void **state)
+{
+    (void)state;
+    run_foreign(NULL, foreign_child);
+}
+
+static void test_watch_foreign_off(void **state)
+{
+    (void)state;
+    run_foreign("0", foreign_off_child);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hogs_expected), /* these two first: before this process polls */
+        cmocka_unit_test(test_hogs_expected), /* these first: before this process polls */
         cmocka_unit_test(test_watch_foreign),
+        cmocka_unit_test(test_watch_foreign_off),
         cmocka_unit_test(test_hogs_expected_but_off),
         cmocka_unit_test(test_slice_default),
         cmocka_unit_test(test_short_slice),

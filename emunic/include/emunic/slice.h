@@ -45,10 +45,6 @@ bool emu_poll_yield(void);
  * unless the variable is set (0 keeps detection off). */
 void emu_poll_expect_hogs(void);
 
-/* Look for hogs with a threshold of ns (the finer of this and any earlier
- * one applies); EMUNIC_HOG_US, when set, still decides. */
-void emu_poll_watch_hogs(int64_t ns);
-
 /* Other work on the host, for a NIC daemon. A daemon that yield-polls lets
  * a command that arrives meanwhile wait out the slice of every runnable
  * thread ahead of it, and another job's CPU hogs (a build, a second test
@@ -58,13 +54,14 @@ void emu_poll_watch_hogs(int64_t ns);
  * would halve the message rate, so this acts only while the host runs more
  * threads than our job could: emu_poll_watch_foreign reads /proc/loadavg
  * and, if its runnable count passes emu_foreign_load, makes the calling
- * thread's poll loop block for the next 100 ms, then look for hogs with a
- * threshold of ns (emu_poll_watch_hogs), and returns true. Call it again
- * to extend the 100 ms. emu_loadavg_runnable: that count from the file's
- * text, -1 if it is not the kernel's format. */
+ * thread's emu_poll_yield return false (block) for the next 100 ms, and
+ * returns true; nothing outlasts those 100 ms, so a daemon that calls it
+ * every 50 ms blocks while the load lasts and polls again after.
+ * EMUNIC_HOG_US=0 turns it off with hog detection. emu_loadavg_runnable:
+ * that count from the file's text, -1 if it is not the kernel's format. */
 long emu_loadavg_runnable(const char *text);
 bool emu_foreign_load(long runnable, unsigned job_procs);
-bool emu_poll_watch_foreign(unsigned job_procs, int64_t ns);
+bool emu_poll_watch_foreign(unsigned job_procs);
 
 /* For poll loops with nothing to block on (peers' flags in shared memory):
  * a yield, or while a hog is seen a 20 us sleep, whose timer wake-up
