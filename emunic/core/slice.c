@@ -127,8 +127,7 @@ static _Atomic int64_t hog_env = -1;
 
 static int64_t hog_ns(void)
 {
-    _Atomic int64_t *v = &hog_env;
-    int64_t x = atomic_load_explicit(v, memory_order_relaxed);
+    int64_t x = atomic_load_explicit(&hog_env, memory_order_relaxed);
     if (x == -2)
         return atomic_load_explicit(&hog_default, memory_order_relaxed);
     if (x >= 0)
@@ -136,11 +135,11 @@ static int64_t hog_ns(void)
     long us = 0;
     int rc = env_us("EMUNIC_HOG_US", "CPU hogs are not looked for", &us);
     if (rc == 0) {
-        atomic_store_explicit(v, -2, memory_order_relaxed);
+        atomic_store_explicit(&hog_env, -2, memory_order_relaxed);
         return atomic_load_explicit(&hog_default, memory_order_relaxed);
     }
     x = rc > 0 ? (int64_t)us * 1000 : 0;
-    atomic_store_explicit(v, x, memory_order_relaxed);
+    atomic_store_explicit(&hog_env, x, memory_order_relaxed);
     return x;
 }
 

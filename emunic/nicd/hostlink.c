@@ -33,7 +33,6 @@ struct buf {
     struct fi_context ctx;
     int is_rx;
     int busy;       /* tx: posted, not completed; or being filled */
-    uint32_t peer;  /* tx: destination */
     struct batch_hdr *b;
 };
 
@@ -369,7 +368,6 @@ static int take_tx(struct hostlink *hl, uint32_t peer)
             if (!hl->tx[i].busy) {
                 struct buf *b = &hl->tx[i];
                 b->busy = 1;
-                b->peer = peer;
                 *b->b = (struct batch_hdr){.magic = HL_MAGIC, .job = hl->job, .src = hl->self, .seq = hl->tx_seq[peer]};
                 hl->filling[peer] = i;
                 return 0;
